@@ -1,0 +1,138 @@
+"""llm_worker: the engine. Items, tools, LLM clients, the Worker loop, the Interceptor API.
+
+The privileged API (interceptors and the mutable context) also lives in the
+``llm_worker.interceptor`` namespace. Hook authors do not import this package: they use
+``pod``, which re-exports the read-only summaries and decisions built here.
+"""
+
+from ._client import LlmClient as LlmClient
+from ._client import LlmRequest as LlmRequest
+from ._client import LlmResponse as LlmResponse
+from ._client import Script as Script
+from ._client import ScriptedCall as ScriptedCall
+from ._client import ScriptedClient as ScriptedClient
+from ._client import ScriptedReply as ScriptedReply
+from ._client import StopReason as StopReason
+from ._client import Usage as Usage
+from ._decisions import Abort as Abort
+from ._decisions import Continue as Continue
+from ._decisions import Pause as Pause
+from ._decisions import PostToolDecision as PostToolDecision
+from ._decisions import PreRequestDecision as PreRequestDecision
+from ._decisions import PreToolDecision as PreToolDecision
+from ._decisions import PromptSubmitDecision as PromptSubmitDecision
+from ._decisions import Skip as Skip
+from ._decisions import TurnEndDecision as TurnEndDecision
+from ._errors import ContextTooLongError as ContextTooLongError
+from ._errors import HookFailedError as HookFailedError
+from ._errors import LlmClientError as LlmClientError
+from ._errors import LlmWorkerError as LlmWorkerError
+from ._errors import ToolDefinitionError as ToolDefinitionError
+from ._errors import UsageError as UsageError
+from ._errors import WorkerStateError as WorkerStateError
+from ._hook_port import NO_HOOKS as NO_HOOKS
+from ._hook_port import HookPort as HookPort
+from ._items import ITEMS_ADAPTER as ITEMS_ADAPTER
+from ._items import Item as Item
+from ._items import Message as Message
+from ._items import Reasoning as Reasoning
+from ._items import Role as Role
+from ._items import Summary as Summary
+from ._items import ToolCall as ToolCall
+from ._items import ToolResult as ToolResult
+from ._privilege import Privileged as Privileged
+from ._results import Aborted as Aborted
+from ._results import Finished as Finished
+from ._results import LimitReached as LimitReached
+from ._results import Paused as Paused
+from ._results import PausePoint as PausePoint
+from ._results import PendingCall as PendingCall
+from ._results import WorkerResult as WorkerResult
+from ._results import Yielded as Yielded
+from ._summaries import PREVIEW_BYTES as PREVIEW_BYTES
+from ._summaries import AbortInfo as AbortInfo
+from ._summaries import PreRequestInfo as PreRequestInfo
+from ._summaries import PromptSubmitInfo as PromptSubmitInfo
+from ._summaries import ToolCallSummary as ToolCallSummary
+from ._summaries import ToolResultSummary as ToolResultSummary
+from ._summaries import TurnEndInfo as TurnEndInfo
+from ._text import utf8_len as utf8_len
+from ._text import utf8_prefix as utf8_prefix
+from ._tools import FunctionTool as FunctionTool
+from ._tools import Tool as Tool
+from ._tools import ToolArgumentsError as ToolArgumentsError
+from ._tools import ToolDefinition as ToolDefinition
+from ._tools import tool as tool
+from ._worker import CallResolution as CallResolution
+from ._worker import Worker as Worker
+from ._worker import WorkerStatus as WorkerStatus
+from .interceptor import Interceptor as Interceptor
+from .interceptor import ToolCallInfo as ToolCallInfo
+from .interceptor import ToolResultInfo as ToolResultInfo
+
+__all__ = [
+    "ITEMS_ADAPTER",
+    "NO_HOOKS",
+    "PREVIEW_BYTES",
+    "AbortInfo",
+    "Abort",
+    "Aborted",
+    "CallResolution",
+    "ContextTooLongError",
+    "Continue",
+    "Finished",
+    "FunctionTool",
+    "HookFailedError",
+    "HookPort",
+    "Interceptor",
+    "Item",
+    "LimitReached",
+    "LlmClient",
+    "LlmClientError",
+    "LlmRequest",
+    "LlmResponse",
+    "LlmWorkerError",
+    "Message",
+    "Pause",
+    "PausePoint",
+    "Paused",
+    "PendingCall",
+    "PostToolDecision",
+    "PreRequestDecision",
+    "PreRequestInfo",
+    "PreToolDecision",
+    "Privileged",
+    "PromptSubmitDecision",
+    "PromptSubmitInfo",
+    "Reasoning",
+    "Role",
+    "Script",
+    "ScriptedCall",
+    "ScriptedClient",
+    "ScriptedReply",
+    "Skip",
+    "StopReason",
+    "Summary",
+    "Tool",
+    "ToolArgumentsError",
+    "ToolCall",
+    "ToolCallInfo",
+    "ToolCallSummary",
+    "ToolDefinition",
+    "ToolDefinitionError",
+    "ToolResult",
+    "ToolResultInfo",
+    "ToolResultSummary",
+    "TurnEndDecision",
+    "TurnEndInfo",
+    "Usage",
+    "UsageError",
+    "Worker",
+    "WorkerResult",
+    "WorkerStateError",
+    "WorkerStatus",
+    "Yielded",
+    "tool",
+    "utf8_len",
+    "utf8_prefix",
+]

@@ -1,0 +1,72 @@
+"""Control-flow decisions: what a hook (or an interceptor) may answer at a decision point.
+
+Decisions are frozen values, never exceptions. Each event accepts only its own subset,
+spelled as a union alias (:data:`PreToolDecision`, ...), so a hook returning ``Skip`` from
+``PRE_LLM_REQUEST`` is a type error under any checker. No decision carries items: a hook
+can stop or steer the run, never write to its context.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypeAlias, final
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = [
+    "Abort",
+    "Continue",
+    "Pause",
+    "PostToolDecision",
+    "PreRequestDecision",
+    "PreToolDecision",
+    "PromptSubmitDecision",
+    "Skip",
+    "TurnEndDecision",
+]
+
+
+@final
+class Continue(BaseModel):
+    """Carry on: the neutral decision. The next hook in registration order is asked."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    decision: Literal["continue"] = "continue"
+
+
+@final
+class Skip(BaseModel):
+    """Do not run this tool call; the model gets an error result carrying ``reason``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    decision: Literal["skip"] = "skip"
+    reason: str
+
+
+@final
+class Abort(BaseModel):
+    """End the run now with ``reason``; open tool calls are closed with synthetic results."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    decision: Literal["abort"] = "abort"
+    reason: str
+
+
+@final
+class Pause(BaseModel):
+    """Stop the run resumably (e.g. to ask a human); the caller resumes it later."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    decision: Literal["pause"] = "pause"
+    reason: str = ""
+
+
+PromptSubmitDecision: TypeAlias = Continue | Abort
+"""Legal at ``PROMPT_SUBMIT``."""
+PreRequestDecision: TypeAlias = Continue | Abort | Pause
+"""Legal at ``PRE_LLM_REQUEST``."""
+PreToolDecision: TypeAlias = Continue | Skip | Abort | Pause
+"""Legal at ``PRE_TOOL_CALL``."""
+PostToolDecision: TypeAlias = Continue | Abort | Pause
+"""Legal at ``POST_TOOL_CALL``."""
+TurnEndDecision: TypeAlias = Continue | Pause
+"""Legal at ``TURN_END``."""

@@ -1,0 +1,77 @@
+"""Errors raised by the engine.
+
+```
+LlmWorkerError
+ +-- UsageError                 the programmer's fault, raised at set-up
+ |    +-- ToolDefinitionError   a function cannot become a tool
+ |    +-- WorkerStateError      run()/resume() called in the wrong state
+ +-- LlmClientError             a model provider failed (mapped from SDK errors at the adapter)
+ |    +-- ContextTooLongError   the request exceeded the model's context window
+ +-- HookFailedError           a hook raised, timed out or returned an illegal decision
+```
+
+Tool failures are not exceptions here: a tool that raises, an unknown tool and invalid
+arguments all become an error ``ToolResult`` the model sees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = [
+    "ContextTooLongError",
+    "HookFailedError",
+    "LlmClientError",
+    "LlmWorkerError",
+    "ToolDefinitionError",
+    "UsageError",
+    "WorkerStateError",
+]
+
+
+class LlmWorkerError(Exception):
+    """Root of every error the engine raises."""
+
+
+class UsageError(LlmWorkerError):
+    """The calling code is wrong; raised at set-up or on a misplaced call."""
+
+
+class ToolDefinitionError(UsageError):
+    """A function cannot be turned into a tool; lists every problem found at once."""
+
+    def __init__(self, function: str, problems: Sequence[str]) -> None:
+        self.function = function
+        self.problems = tuple(problems)
+        super().__init__(f"cannot make a tool of {function}: " + "; ".join(self.problems))
+
+
+class WorkerStateError(UsageError):
+    """``run`` or ``resume`` was called when the Worker is not in a state that allows it."""
+
+
+class LlmClientError(LlmWorkerError):
+    """A model provider request failed. ``retryable`` tells whether trying again may help."""
+
+    def __init__(self, message: str, *, provider: str = "", retryable: bool = False) -> None:
+        self.provider = provider
+        self.retryable = retryable
+        super().__init__(f"{provider}: {message}" if provider else message)
+
+
+class ContextTooLongError(LlmClientError):
+    """The request did not fit in the model's context window."""
+
+
+class HookFailedError(LlmWorkerError):
+    """A hook raised, timed out or returned a decision its event does not allow.
+
+    Raised by the hook port (the registry); the Worker turns it into an ``Aborted`` result
+    whose reason is this error's message, so a failing hook never passes silently.
+    """
+
+    def __init__(self, *, event: str, hook: str, problem: str) -> None:
+        self.event = event
+        self.hook = hook
+        self.problem = problem
+        super().__init__(f"hook {hook} on {event} failed: {problem}")

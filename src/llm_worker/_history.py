@@ -1,0 +1,146 @@
+"""The history list: a ``list[Item]`` that keeps its own size counters.
+
+Interceptors receive the live history as a plain ``list[Item]`` and may change it in any
+way a list allows (compaction replaces a prefix, notifications append). This subclass
+updates a running character count on every mutation, so the token estimate the engine puts
+in ``PreRequestInfo`` costs O(1) per request, and O(changed items) per mutation, never
+O(history).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Final, SupportsIndex, final, overload
+
+from pydantic import BaseModel
+from typing_extensions import override
+
+from ._items import Item, Message, Reasoning, Summary, ToolCall, ToolResult
+from ._privilege import Privileged
+
+__all__ = ["CHARS_PER_TOKEN", "History", "item_chars"]
+
+CHARS_PER_TOKEN: Final = 4
+"""Local estimate used until a provider reports real input tokens."""
+
+_ITEM_OVERHEAD: Final = 4
+
+_CHARS: Final[dict[type, Callable[[Item], int]]] = {
+    Message: lambda item: len(item.text),  # type: ignore[union-attr]
+    Reasoning: lambda item: len(item.text),  # type: ignore[union-attr]
+    Summary: lambda item: len(item.text),  # type: ignore[union-attr]
+    ToolCall: lambda item: len(item.name) + len(item.arguments),  # type: ignore[union-attr]
+    ToolResult: lambda item: len(item.content),  # type: ignore[union-attr]
+}
+
+
+def item_chars(item: Item) -> int:
+    """Return the size of one item in characters, as the token estimate counts it."""
+    return _CHARS[type(item)](item) + _ITEM_OVERHEAD
+
+
+def _total(items: Iterable[Item]) -> int:
+    return sum(_CHARS[type(item)](item) + _ITEM_OVERHEAD for item in items)
+
+
+@final
+class History(list[Item], Privileged):  # counters need every mutator
+    """A ``list[Item]`` that tracks its size and estimates its token count in O(1)."""
+
+    __slots__ = ("_anchor_chars", "_anchor_tokens", "_chars")
+
+    def __init__(self, items: Iterable[Item] = ()) -> None:
+        super().__init__(items)
+        self._chars = _total(self)
+        self._anchor_tokens: int | None = None
+        self._anchor_chars = 0
+
+    @property
+    def chars(self) -> int:
+        """Total size of the items in characters."""
+        return self._chars
+
+    def estimated_tokens(self) -> int:
+        """Estimate the input tokens of a request carrying this history.
+
+        Anchored on the provider's last reported input tokens (which include the system
+        prompt and tool definitions) plus the local estimate of what changed since.
+        """
+        if self._anchor_tokens is None:
+            return self._chars // CHARS_PER_TOKEN
+        delta = (self._chars - self._anchor_chars) // CHARS_PER_TOKEN
+        return max(0, self._anchor_tokens + delta)
+
+    def calibrate(self, input_tokens: int, chars_sent: int) -> None:
+        """Record that a request of ``chars_sent`` characters cost ``input_tokens``."""
+        self._anchor_tokens = input_tokens
+        self._anchor_chars = chars_sent
+
+    @override
+    def append(self, item: Item, /) -> None:
+        super().append(item)
+        self._chars += _CHARS[type(item)](item) + _ITEM_OVERHEAD
+
+    @override
+    def extend(self, items: Iterable[Item], /) -> None:
+        items = list(items)
+        super().extend(items)
+        self._chars += _total(items)
+
+    @override
+    def __iadd__(self, items: Iterable[Item], /) -> History:  # type: ignore[override]
+        self.extend(items)
+        return self
+
+    @override
+    def insert(self, index: SupportsIndex, item: Item, /) -> None:
+        super().insert(index, item)
+        self._chars += item_chars(item)
+
+    @override
+    def pop(self, index: SupportsIndex = -1, /) -> Item:
+        item = super().pop(index)
+        self._chars -= item_chars(item)
+        return item
+
+    @override
+    def remove(self, item: Item, /) -> None:
+        super().remove(item)
+        self._chars -= item_chars(item)
+
+    @override
+    def clear(self) -> None:
+        super().clear()
+        self._chars = 0
+
+    @overload
+    def __setitem__(self, index: SupportsIndex, item: Item, /) -> None: ...
+    @overload
+    def __setitem__(self, index: slice, items: Iterable[Item], /) -> None: ...
+    @override
+    def __setitem__(self, index: SupportsIndex | slice, value: Item | Iterable[Item], /) -> None:
+        if isinstance(index, slice):
+            if isinstance(value, BaseModel):
+                raise TypeError("can only assign an iterable of items to a slice")
+            new = list(value)
+            removed = _total(self[index])
+            super().__setitem__(index, new)
+            self._chars += _total(new) - removed
+        else:
+            if not isinstance(value, BaseModel):
+                raise TypeError("can only assign an item to an index")
+            removed = item_chars(self[index])
+            super().__setitem__(index, value)
+            self._chars += item_chars(value) - removed
+
+    @override
+    def __delitem__(self, index: SupportsIndex | slice, /) -> None:
+        removed = _total(self[index]) if isinstance(index, slice) else item_chars(self[index])
+        super().__delitem__(index)
+        self._chars -= removed
+
+    @override
+    def __imul__(self, count: SupportsIndex, /) -> History:
+        super().__imul__(count)
+        self._chars = _total(self)
+        return self

@@ -1,0 +1,98 @@
+"""How a run ends: ``Finished``, ``Paused``, ``Aborted``, ``LimitReached`` (and ``Yielded``).
+
+``Yielded`` is internal machinery: an interceptor handed control to the Worker's owner
+(e.g. for compaction), which does the work and resumes. Users see the other four.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypeAlias, final
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = [
+    "Aborted",
+    "Finished",
+    "LimitReached",
+    "PausePoint",
+    "Paused",
+    "PendingCall",
+    "WorkerResult",
+    "Yielded",
+]
+
+PausePoint: TypeAlias = Literal["pre_llm_request", "pre_tool_call", "post_tool_call", "turn_end"]
+"""The decision point at which a run paused."""
+
+_RESULT_CONFIG = ConfigDict(frozen=True, extra="forbid")
+
+
+@final
+class PendingCall(BaseModel):
+    """A tool call still waiting for a decision when the run paused."""
+
+    model_config = _RESULT_CONFIG
+    call_id: str
+    tool_name: str
+    arguments: str
+
+
+@final
+class Finished(BaseModel):
+    """The model answered without asking for tools, and the turn ended."""
+
+    model_config = _RESULT_CONFIG
+    kind: Literal["finished"] = "finished"
+    text: str
+    turn: int
+
+
+@final
+class Paused(BaseModel):
+    """A hook or interceptor paused the run; ``Worker.resume`` continues it.
+
+    ``pending_calls`` are the tool calls not decided yet (at ``pre_tool_call``, the first is
+    the one that paused). ``resume`` may decide them: a decision given for a call takes the
+    hooks' place for it, so a hook that always pauses cannot pause forever.
+    """
+
+    model_config = _RESULT_CONFIG
+    kind: Literal["paused"] = "paused"
+    point: PausePoint
+    reason: str
+    pending_calls: tuple[PendingCall, ...] = ()
+    turn: int
+
+
+@final
+class Aborted(BaseModel):
+    """The run was aborted; open tool calls were closed with synthetic results."""
+
+    model_config = _RESULT_CONFIG
+    kind: Literal["aborted"] = "aborted"
+    reason: str
+    turn: int
+
+
+@final
+class LimitReached(BaseModel):
+    """The turn used its allowance of model requests."""
+
+    model_config = _RESULT_CONFIG
+    kind: Literal["limit_reached"] = "limit_reached"
+    limit: int
+    turn: int
+
+
+@final
+class Yielded(BaseModel):
+    """Internal: an interceptor yielded at ``pre_llm_request``; the owner acts, then resumes."""
+
+    model_config = _RESULT_CONFIG
+    kind: Literal["yielded"] = "yielded"
+    reason: str
+    turn: int
+
+
+WorkerResult: TypeAlias = Finished | Paused | Aborted | LimitReached | Yielded
+"""Any outcome of ``Worker.run`` or ``Worker.resume``."""

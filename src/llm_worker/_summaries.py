@@ -1,0 +1,128 @@
+"""Read-only summaries: the Input a hook receives at each decision point.
+
+The engine builds a summary from the state *after* the interceptors have run, and hands the
+hook only the summary. Every summary is a frozen pydantic model made of strings, numbers and
+booleans: it holds no reference back into the run (no item, list, dict or tool), so a hook
+that keeps one sees later exactly what it saw then, and nothing it does to it can reach the
+history. Building one costs O(1) in history length: counters are kept as the run goes.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Final, cast, final
+
+from pydantic import BaseModel, ConfigDict, JsonValue
+
+__all__ = [
+    "PREVIEW_BYTES",
+    "AbortInfo",
+    "PreRequestInfo",
+    "PromptSubmitInfo",
+    "ToolCallSummary",
+    "ToolResultSummary",
+    "TurnEndInfo",
+]
+
+PREVIEW_BYTES: Final = 512
+"""Maximum UTF-8 length of every ``*_preview`` field; cuts fall on character boundaries."""
+
+_SUMMARY_CONFIG: Final = ConfigDict(frozen=True, extra="forbid")
+
+
+@final
+class PromptSubmitInfo(BaseModel):
+    """A user prompt about to enter the history."""
+
+    model_config = _SUMMARY_CONFIG
+    input_text: str
+    """The prompt as it will be appended (after interceptors)."""
+    turn: int
+    """0-based index of the turn this prompt starts (one turn per ``run``)."""
+
+
+@final
+class PreRequestInfo(BaseModel):
+    """The context about to be sent to the model."""
+
+    model_config = _SUMMARY_CONFIG
+    turn: int
+    """0-based index of the current turn."""
+    request_index: int
+    """0-based index of this model request within the turn."""
+    item_count: int
+    """Number of items in the history that will be sent."""
+    estimated_tokens: int
+    """Estimated input tokens of the request: calibrated on the provider's last reported
+    input tokens when known, otherwise a local estimate (about 4 characters a token)."""
+    tool_calls_this_turn: int
+    """Tool calls the model has made so far in this turn."""
+
+
+@final
+class ToolCallSummary(BaseModel):
+    """A tool call the model asked for, as it stands after the interceptors."""
+
+    model_config = _SUMMARY_CONFIG
+    call_id: str
+    tool_name: str
+    arguments: str
+    """The arguments as JSON text (a copy: parsing it gives a fresh object every time)."""
+    turn: int
+    """0-based index of the current turn."""
+
+    def parsed_arguments(self) -> dict[str, JsonValue] | None:
+        """Return a fresh parse of the arguments, or ``None`` if they are not a JSON object.
+
+        The result is the hook's own copy: changing it changes nothing in the run.
+        """
+        try:
+            value: object = json.loads(self.arguments)
+        except ValueError:
+            return None
+        # JSON object keys are always strings, values always JSON.
+        return cast(dict[str, JsonValue], value) if isinstance(value, dict) else None
+
+    def argument(self, name: str) -> JsonValue:
+        """Return one argument by name (a fresh copy), or ``None`` if it is absent."""
+        parsed = self.parsed_arguments()
+        return None if parsed is None else parsed.get(name)
+
+
+@final
+class ToolResultSummary(BaseModel):
+    """The result of a tool call, as it stands after the interceptors (e.g. truncated)."""
+
+    model_config = _SUMMARY_CONFIG
+    call_id: str
+    tool_name: str
+    is_error: bool
+    output_preview: str
+    """The start of the output, at most ``PREVIEW_BYTES`` UTF-8 bytes."""
+    output_length: int
+    """Length of the whole output in UTF-8 bytes."""
+    turn: int
+    """0-based index of the current turn."""
+
+
+@final
+class TurnEndInfo(BaseModel):
+    """The model answered without asking for tools: the turn is about to end."""
+
+    model_config = _SUMMARY_CONFIG
+    turn: int
+    """0-based index of the turn that is ending."""
+    tool_calls_in_turn: int
+    """Tool calls the model made during this turn."""
+    final_text_preview: str
+    """The start of the final answer, at most ``PREVIEW_BYTES`` UTF-8 bytes."""
+
+
+@final
+class AbortInfo(BaseModel):
+    """The run is being aborted; observe only."""
+
+    model_config = _SUMMARY_CONFIG
+    reason: str
+    turn: int
+    """0-based index of the turn being aborted."""

@@ -1,0 +1,42 @@
+"""Errors raised by ``pod``.
+
+```
+PodError
+ +-- PodUsageError             the programmer's fault, at start-up
+      +-- RegistryFrozenError  a hook registered after the registry was frozen
+      +-- UnknownEventError    a hook registered for an object that is not a catalogue event
+HookFailedError (from llm_worker)  a hook raised, timed out or answered illegally at run time
+```
+"""
+
+from __future__ import annotations
+
+__all__ = ["PodError", "PodUsageError", "RegistryFrozenError", "UnknownEventError"]
+
+
+class PodError(Exception):
+    """Root of every error ``pod`` raises (run-time hook failures are ``HookFailedError``)."""
+
+
+class PodUsageError(PodError):
+    """The calling code is wrong; raised at start-up."""
+
+
+class RegistryFrozenError(PodUsageError):
+    """A hook was registered after ``freeze()``: hooks are fixed once a run can start."""
+
+    def __init__(self, event: str, hook: str) -> None:
+        super().__init__(
+            f"cannot register {hook} on {event}: the registry is frozen "
+            "(register every hook before the Pod starts)"
+        )
+
+
+class UnknownEventError(PodUsageError):
+    """A hook was registered for something that is not one of ``pod.events``."""
+
+    def __init__(self, event: object) -> None:
+        super().__init__(
+            f"{event!r} is not a hook event; use one of pod.events "
+            "(PROMPT_SUBMIT, PRE_LLM_REQUEST, PRE_TOOL_CALL, POST_TOOL_CALL, TURN_END, ABORT)"
+        )

@@ -1,0 +1,321 @@
+"""``HookRegistry``: where hooks are registered, and the frozen registry the Worker asks.
+
+Rules:
+- Hooks run in registration order; the first decision that is not ``Continue`` wins and the
+  hooks after it are not called. ``ABORT`` hooks observe only: all of them run.
+- ``freeze()`` fixes the hooks. Registering afterwards raises :class:`RegistryFrozenError`.
+- A hook that raises, times out, or returns something its event does not allow never passes
+  silently. What happens is the registration's failure policy: ``"abort"`` (fail closed, the
+  default: the run ends ``Aborted`` with a reason naming the hook and the error), ``"deny"``
+  (``PRE_TOOL_CALL`` only: the call is skipped with that reason) or ``"ignore"`` (opt-in:
+  logged at warning level, the next hook is asked).
+- Hooks receive read-only summaries and return decisions: nothing here gives them the run's
+  context, and the registry holds none.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Literal, Protocol, TypeAlias, TypeVar, final, overload
+
+from pydantic import BaseModel
+
+from llm_worker import (
+    AbortInfo,
+    HookFailedError,
+    PostToolDecision,
+    PreRequestDecision,
+    PreRequestInfo,
+    PreToolDecision,
+    PromptSubmitDecision,
+    PromptSubmitInfo,
+    Skip,
+    ToolCallSummary,
+    ToolResultSummary,
+    TurnEndDecision,
+    TurnEndInfo,
+)
+
+from . import events
+from ._errors import PodUsageError, RegistryFrozenError, UnknownEventError
+from .events import HookEvent
+
+__all__ = ["FailurePolicy", "FrozenHookRegistry", "HookFn", "HookRegistry"]
+
+_log = logging.getLogger("pod.hooks")
+
+InputT = TypeVar("InputT", bound=BaseModel)
+DecisionT = TypeVar("DecisionT")
+
+FailurePolicy: TypeAlias = Literal["abort", "deny", "ignore"]
+"""What a failing hook leads to: ``abort`` (fail closed, default), ``deny`` (skip the tool
+call; ``PRE_TOOL_CALL`` only), ``ignore`` (log a warning, ask the next hook)."""
+
+HookFn: TypeAlias = Callable[[InputT], DecisionT | Awaitable[DecisionT]]
+"""A hook: takes the event's Input, returns one of its decisions (sync or async)."""
+
+
+class _Decorator(Protocol[InputT, DecisionT]):
+    """What ``registry.on(EVENT)`` returns: registers the function and gives it back."""
+
+    @overload
+    def __call__(
+        self, hook: Callable[[InputT], Awaitable[DecisionT]], /
+    ) -> Callable[[InputT], Awaitable[DecisionT]]: ...
+    @overload
+    def __call__(self, hook: Callable[[InputT], DecisionT], /) -> Callable[[InputT], DecisionT]: ...
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _Registration:
+    event: HookEvent[Any, Any]
+    fn: Callable[[Any], Any]
+    name: str
+    is_async: bool
+    on_error: FailurePolicy
+    timeout: float | None
+
+
+def _hook_name(fn: Callable[..., object]) -> str:
+    module = getattr(fn, "__module__", None) or "?"
+    qualname = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+    return f"{module}.{qualname}"
+
+
+def _is_async(fn: Callable[..., object]) -> bool:
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+        getattr(fn, "__call__", None)  # noqa: B004  # a callable object's async __call__
+    )
+
+
+@final
+class HookRegistry:
+    """Collects hooks at start-up; ``freeze()`` gives the immutable registry a Pod runs with.
+
+    Example:
+        ```python
+        registry = HookRegistry()
+
+        @registry.on(events.PRE_TOOL_CALL)
+        def no_rm(call: ToolCallSummary) -> Continue | Skip:
+            if call.tool_name == "shell" and str(call.argument("command")).startswith("rm "):
+                return Skip(reason="rm is not allowed")
+            return Continue()
+        ```
+    """
+
+    def __init__(self) -> None:
+        self._registrations: list[_Registration] = []
+        self._frozen: FrozenHookRegistry | None = None
+
+    @overload
+    def on(
+        self,
+        event: HookEvent[InputT, DecisionT],
+        hook: Callable[[InputT], Awaitable[DecisionT]],
+        /,
+        *,
+        on_error: FailurePolicy = "abort",
+        timeout: float | None = None,
+    ) -> Callable[[InputT], Awaitable[DecisionT]]: ...
+    @overload
+    def on(
+        self,
+        event: HookEvent[InputT, DecisionT],
+        hook: Callable[[InputT], DecisionT],
+        /,
+        *,
+        on_error: FailurePolicy = "abort",
+        timeout: float | None = None,
+    ) -> Callable[[InputT], DecisionT]: ...
+    @overload
+    def on(
+        self,
+        event: HookEvent[InputT, DecisionT],
+        /,
+        *,
+        on_error: FailurePolicy = "abort",
+        timeout: float | None = None,
+    ) -> _Decorator[InputT, DecisionT]: ...
+    def on(
+        self,
+        event: HookEvent[Any, Any],
+        hook: Callable[[Any], Any] | None = None,
+        /,
+        *,
+        on_error: FailurePolicy = "abort",
+        timeout: float | None = None,
+    ) -> Any:
+        """Register ``hook`` for ``event``: ``registry.on(EVENT, fn)`` or ``@registry.on(EVENT)``.
+
+        Args:
+            event: one of ``pod.events``; fixes the Input the hook takes and the decisions it
+                may return (checked by mypy and pyright, and again at run time).
+            hook: a function (sync or async) of the event's Input.
+            on_error: the failure policy (see :data:`FailurePolicy`).
+            timeout: seconds the hook may take; past it the hook has failed. A sync hook
+                with a timeout runs in a worker thread.
+
+        Raises:
+            UnknownEventError: ``event`` is not in the catalogue.
+            RegistryFrozenError: the registry is frozen.
+            PodUsageError: ``on_error="deny"`` for an event other than ``PRE_TOOL_CALL``, or a
+                timeout that is not positive.
+        """
+        if not any(event is known for known in events.CATALOGUE):
+            raise UnknownEventError(event)
+        if on_error not in ("abort", "deny", "ignore"):
+            raise PodUsageError(f"unknown failure policy {on_error!r}: use abort, deny or ignore")
+        if on_error == "deny" and event is not events.PRE_TOOL_CALL:
+            raise PodUsageError("on_error='deny' is only meaningful for PRE_TOOL_CALL")
+        if timeout is not None and timeout <= 0:
+            raise PodUsageError("a hook timeout must be positive")
+
+        def register(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
+            name = _hook_name(fn)
+            if self._frozen is not None:
+                raise RegistryFrozenError(event.name.upper(), name)
+            if not callable(fn):
+                raise PodUsageError(f"a hook must be callable, not {fn!r}")
+            self._registrations.append(
+                _Registration(event, fn, name, _is_async(fn), on_error, timeout)
+            )
+            return fn
+
+        return register if hook is None else register(hook)
+
+    @property
+    def frozen(self) -> bool:
+        """Whether ``freeze()`` was called."""
+        return self._frozen is not None
+
+    def freeze(self) -> FrozenHookRegistry:
+        """Fix the hooks and return the immutable registry (the same one on every call)."""
+        if self._frozen is None:
+            self._frozen = _freeze(tuple(self._registrations))
+        return self._frozen
+
+
+def _freeze(registrations: tuple[_Registration, ...]) -> FrozenHookRegistry:
+    frozen = object.__new__(FrozenHookRegistry)
+    by_event = {
+        event.name: tuple(r for r in registrations if r.event is event)
+        for event in events.CATALOGUE
+    }
+    object.__setattr__(frozen, "_by_event", MappingProxyType(by_event))
+    return frozen
+
+
+@final
+class FrozenHookRegistry:
+    """The immutable registry: dispatches each event to its hooks (the Worker's hook port)."""
+
+    __slots__ = ("_by_event",)
+    _by_event: Mapping[str, tuple[_Registration, ...]]
+
+    def __init__(self) -> None:
+        raise TypeError("use HookRegistry().freeze()")
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("a frozen hook registry cannot change")
+
+    def hooks_for(self, event: HookEvent[Any, Any]) -> tuple[str, ...]:
+        """Names of the hooks registered for ``event``, in the order they run."""
+        return tuple(r.name for r in self._by_event[event.name])
+
+    async def dispatch(self, event: HookEvent[InputT, DecisionT], info: InputT) -> DecisionT:
+        """Ask the hooks of ``event`` in order; return the first decision that is not
+        ``Continue`` (or the event's neutral decision).
+
+        Raises:
+            HookFailedError: a hook failed under the ``abort`` policy.
+        """
+        legal = event.decision_types
+        neutral = event.neutral
+        for registration in self._by_event[event.name]:
+            try:
+                decision = await self._call(registration, info)
+            except Exception as exc:
+                problem = (
+                    f"timed out after {registration.timeout}s"
+                    if isinstance(exc, TimeoutError)
+                    else f"raised {type(exc).__name__}: {exc}"
+                )
+                outcome = self._failed(registration, problem, exc)
+                if outcome is None:
+                    continue
+                return outcome  # type: ignore[return-value]  # a Skip, legal for PRE_TOOL_CALL
+            if not legal:
+                if decision is not None:
+                    outcome = self._failed(registration, f"returned {decision!r}; it observes only")
+                continue
+            if type(decision) not in legal:
+                allowed = " | ".join(t.__name__ for t in legal)
+                outcome = self._failed(
+                    registration,
+                    f"returned {decision!r}, which {event.name.upper()} does not allow "
+                    f"(allowed: {allowed})",
+                )
+                if outcome is None:
+                    continue
+                return outcome  # type: ignore[return-value]
+            if decision != neutral:
+                return decision  # type: ignore[return-value]  # its type was checked above
+        return neutral
+
+    @staticmethod
+    async def _call(registration: _Registration, info: BaseModel) -> object:
+        fn = registration.fn
+        if registration.timeout is None:
+            result = fn(info)
+            if registration.is_async or inspect.isawaitable(result):
+                result = await result
+            return result
+        async with asyncio.timeout(registration.timeout):
+            if registration.is_async:
+                return await fn(info)
+            result = await asyncio.to_thread(fn, info)
+            if inspect.isawaitable(result):
+                result = await result
+            return result
+
+    @staticmethod
+    def _failed(
+        registration: _Registration, problem: str, exc: BaseException | None = None
+    ) -> Skip | None:
+        """Apply the failure policy: raise (abort), return a Skip (deny), or None (ignore)."""
+        error = HookFailedError(
+            event=registration.event.name.upper(), hook=registration.name, problem=problem
+        )
+        if registration.on_error == "deny":
+            return Skip(reason=str(error))
+        if registration.on_error == "ignore":
+            _log.warning("%s (ignored: on_error='ignore')", error)
+            return None
+        raise error from exc
+
+    # -- the hook port the Worker calls -------------------------------------------------
+
+    async def prompt_submit(self, info: PromptSubmitInfo) -> PromptSubmitDecision:
+        return await self.dispatch(events.PROMPT_SUBMIT, info)
+
+    async def pre_llm_request(self, info: PreRequestInfo) -> PreRequestDecision:
+        return await self.dispatch(events.PRE_LLM_REQUEST, info)
+
+    async def pre_tool_call(self, info: ToolCallSummary) -> PreToolDecision:
+        return await self.dispatch(events.PRE_TOOL_CALL, info)
+
+    async def post_tool_call(self, info: ToolResultSummary) -> PostToolDecision:
+        return await self.dispatch(events.POST_TOOL_CALL, info)
+
+    async def turn_end(self, info: TurnEndInfo) -> TurnEndDecision:
+        return await self.dispatch(events.TURN_END, info)
+
+    async def abort(self, info: AbortInfo) -> None:
+        await self.dispatch(events.ABORT, info)
