@@ -30,9 +30,13 @@ from ._tools import Tool
 
 __all__ = [
     "CONTINUE",
+    "Abort",
+    "Continue",
     "History",
     "Interceptor",
+    "Pause",
     "PromptInfo",
+    "Skip",
     "ToolCallInfo",
     "ToolMeta",
     "ToolResultInfo",
