@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal, TypeAlias, final
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 __all__ = [
     "Abort",
@@ -26,36 +26,32 @@ __all__ = [
 
 
 @final
-class Continue(BaseModel):
+class Continue(BaseModel, frozen=True, extra="forbid"):
     """Carry on: the neutral decision. The next hook in registration order is asked."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     decision: Literal["continue"] = "continue"
 
 
 @final
-class Skip(BaseModel):
+class Skip(BaseModel, frozen=True, extra="forbid"):
     """Do not run this tool call; the model gets an error result carrying ``reason``."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     decision: Literal["skip"] = "skip"
     reason: str
 
 
 @final
-class Abort(BaseModel):
+class Abort(BaseModel, frozen=True, extra="forbid"):
     """End the run now with ``reason``; open tool calls are closed with synthetic results."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     decision: Literal["abort"] = "abort"
     reason: str
 
 
 @final
-class Pause(BaseModel):
+class Pause(BaseModel, frozen=True, extra="forbid"):
     """Stop the run resumably (e.g. to ask a human); the caller resumes it later."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     decision: Literal["pause"] = "pause"
     reason: str = ""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Final, cast, final
 
-from pydantic import BaseModel, ConfigDict, JsonValue
+from pydantic import BaseModel, JsonValue
 
 __all__ = [
     "PREVIEW_BYTES",
@@ -27,14 +27,11 @@ __all__ = [
 PREVIEW_BYTES: Final = 512
 """Maximum UTF-8 length of every ``*_preview`` field; cuts fall on character boundaries."""
 
-_SUMMARY_CONFIG: Final = ConfigDict(frozen=True, extra="forbid")
-
 
 @final
-class PromptSubmitInfo(BaseModel):
+class PromptSubmitInfo(BaseModel, frozen=True, extra="forbid"):
     """A user prompt about to enter the history."""
 
-    model_config = _SUMMARY_CONFIG
     input_text: str
     """The prompt as it will be appended (after interceptors)."""
     turn: int
@@ -42,10 +39,9 @@ class PromptSubmitInfo(BaseModel):
 
 
 @final
-class PreRequestInfo(BaseModel):
+class PreRequestInfo(BaseModel, frozen=True, extra="forbid"):
     """The context about to be sent to the model."""
 
-    model_config = _SUMMARY_CONFIG
     turn: int
     """0-based index of the current turn."""
     request_index: int
@@ -60,10 +56,9 @@ class PreRequestInfo(BaseModel):
 
 
 @final
-class ToolCallSummary(BaseModel):
+class ToolCallSummary(BaseModel, frozen=True, extra="forbid"):
     """A tool call the model asked for, as it stands after the interceptors."""
 
-    model_config = _SUMMARY_CONFIG
     call_id: str
     tool_name: str
     arguments: str
@@ -90,10 +85,9 @@ class ToolCallSummary(BaseModel):
 
 
 @final
-class ToolResultSummary(BaseModel):
+class ToolResultSummary(BaseModel, frozen=True, extra="forbid"):
     """The result of a tool call, as it stands after the interceptors (e.g. truncated)."""
 
-    model_config = _SUMMARY_CONFIG
     call_id: str
     tool_name: str
     is_error: bool
@@ -106,10 +100,9 @@ class ToolResultSummary(BaseModel):
 
 
 @final
-class TurnEndInfo(BaseModel):
+class TurnEndInfo(BaseModel, frozen=True, extra="forbid"):
     """The model answered without asking for tools: the turn is about to end."""
 
-    model_config = _SUMMARY_CONFIG
     turn: int
     """0-based index of the turn that is ending."""
     tool_calls_in_turn: int
@@ -119,10 +112,9 @@ class TurnEndInfo(BaseModel):
 
 
 @final
-class AbortInfo(BaseModel):
+class AbortInfo(BaseModel, frozen=True, extra="forbid"):
     """The run is being aborted; observe only."""
 
-    model_config = _SUMMARY_CONFIG
     reason: str
     turn: int
     """0-based index of the turn being aborted."""

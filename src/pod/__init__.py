@@ -26,6 +26,10 @@ from ._errors import PodError as PodError
 from ._errors import PodUsageError as PodUsageError
 from ._errors import RegistryFrozenError as RegistryFrozenError
 from ._errors import UnknownEventError as UnknownEventError
+from ._hook_base import AsyncHookFunction as AsyncHookFunction
+from ._hook_base import Hook as Hook
+from ._hook_base import HookFunction as HookFunction
+from ._hook_base import hook as hook
 from ._registry import FailurePolicy as FailurePolicy
 from ._registry import FrozenHookRegistry as FrozenHookRegistry
 from ._registry import HookFn as HookFn
@@ -35,12 +39,15 @@ from .events import HookEvent as HookEvent
 __all__ = [
     "Abort",
     "AbortInfo",
+    "AsyncHookFunction",
     "Continue",
     "FailurePolicy",
     "FrozenHookRegistry",
+    "Hook",
     "HookEvent",
     "HookFailedError",
     "HookFn",
+    "HookFunction",
     "HookRegistry",
     "Pause",
     "PodError",
@@ -59,4 +66,5 @@ __all__ = [
     "TurnEndInfo",
     "UnknownEventError",
     "events",
+    "hook",
 ]

@@ -43,6 +43,7 @@ from llm_worker import (
 
 from . import events
 from ._errors import PodUsageError, RegistryFrozenError, UnknownEventError
+from ._hook_base import declared_event
 from .events import HookEvent
 
 __all__ = ["FailurePolicy", "FrozenHookRegistry", "HookFn", "HookRegistry"]
@@ -157,7 +158,8 @@ class HookRegistry:
         Args:
             event: one of ``pod.events``; fixes the Input the hook takes and the decisions it
                 may return (checked by mypy and pyright, and again at run time).
-            hook: a function (sync or async) of the event's Input.
+            hook: a function (sync or async) of the event's Input, or an instance of a
+                :class:`Hook` subclass.
             on_error: the failure policy (see :data:`FailurePolicy`).
             timeout: seconds the hook may take; past it the hook has failed. A sync hook
                 with a timeout runs in a worker thread.
@@ -165,8 +167,9 @@ class HookRegistry:
         Raises:
             UnknownEventError: ``event`` is not in the catalogue.
             RegistryFrozenError: the registry is frozen.
-            PodUsageError: ``on_error="deny"`` for an event other than ``PRE_TOOL_CALL``, or a
-                timeout that is not positive.
+            PodUsageError: ``on_error="deny"`` for an event other than ``PRE_TOOL_CALL``, a
+                timeout that is not positive, or a ``@hook`` function declared for another
+                event.
         """
         if not any(event is known for known in events.CATALOGUE):
             raise UnknownEventError(event)
@@ -183,6 +186,12 @@ class HookRegistry:
                 raise RegistryFrozenError(event.name.upper(), name)
             if not callable(fn):
                 raise PodUsageError(f"a hook must be callable, not {fn!r}")
+            declared = declared_event(fn)
+            if declared is not None and declared is not event:
+                raise PodUsageError(
+                    f"{name} is declared with @hook({declared.name.upper()}); "
+                    f"it cannot be registered on {event.name.upper()}"
+                )
             self._registrations.append(
                 _Registration(event, fn, name, _is_async(fn), on_error, timeout)
             )
