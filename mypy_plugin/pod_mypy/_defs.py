@@ -1,0 +1,109 @@
+"""Where the function or class an expression refers to is defined, and whether its body can
+be checked from the module being checked.
+
+Only bodies of the module being checked can be walked: by the time a module is checked, the
+type maps of the modules it imports are gone (and a cached module has no bodies at all).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import final
+
+from mypy.checker import TypeChecker
+from mypy.nodes import (
+    FUNC_NO_INFO,
+    LDEF,
+    CallExpr,
+    Decorator,
+    Expression,
+    FuncDef,
+    FuncItem,
+    MemberExpr,
+    Node,
+    OverloadedFuncDef,
+    RefExpr,
+    TypeInfo,
+    Var,
+)
+from mypy.types import CallableType, Instance, Type, TypeType, get_proper_type
+
+__all__ = ["Definition", "class_of", "definition", "function_of", "instance_class"]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """A function or class an expression refers to."""
+
+    name: str
+    """Its name as messages show it (``helper``, ``Session.load``)."""
+    module: str
+    """The module that defines it."""
+    node: FuncItem | TypeInfo
+
+
+def function_of(node: Node | None) -> FuncDef | None:
+    """The function that runs when ``node`` (a def, decorated def or overload) is called."""
+    if isinstance(node, Decorator):
+        return node.func
+    if isinstance(node, FuncDef):
+        return node
+    if isinstance(node, OverloadedFuncDef):
+        return function_of(node.impl)
+    return None
+
+
+def definition(expr: Expression, checker: TypeChecker) -> Definition | None:
+    """The function, method or class ``expr`` refers to, if any."""
+    if not isinstance(expr, RefExpr):
+        return None
+    node = expr.node
+    if isinstance(node, TypeInfo):
+        return Definition(node.name, node.module_name, node)
+    func = function_of(node)
+    if func is not None:
+        return _function_definition(func, expr, checker)
+    if isinstance(expr, MemberExpr):
+        owner = class_of(checker.lookup_type_or_none(expr.expr))
+        if owner is not None:
+            member = owner.get(expr.name)
+            method = function_of(member.node if member is not None else None)
+            if method is not None and method.info is not FUNC_NO_INFO:
+                return Definition(
+                    f"{method.info.name}.{method.name}", method.info.module_name, method
+                )
+    return None
+
+
+def instance_class(expr: Expression, checker: TypeChecker) -> TypeInfo | None:
+    """The class of the object ``expr`` evaluates to, when it is built right there
+    (``Guard()``) or named (``GUARD``)."""
+    if isinstance(expr, CallExpr) and isinstance(expr.callee, RefExpr):
+        callee = expr.callee.node
+        return callee if isinstance(callee, TypeInfo) else None
+    if isinstance(expr, RefExpr) and isinstance(expr.node, Var):
+        return class_of(expr.node.type)
+    return None
+
+
+def class_of(typ: Type | None) -> TypeInfo | None:
+    """The class of an instance type, a class object or a constructor."""
+    proper = get_proper_type(typ)
+    if isinstance(proper, Instance):
+        return proper.type
+    if isinstance(proper, TypeType):
+        return class_of(proper.item)
+    if isinstance(proper, CallableType) and proper.is_type_obj():
+        return proper.type_object()
+    return None
+
+
+def _function_definition(func: FuncDef, expr: RefExpr, checker: TypeChecker) -> Definition:
+    if func.info is not FUNC_NO_INFO:
+        return Definition(f"{func.info.name}.{func.name}", func.info.module_name, func)
+    module = checker.tree.fullname
+    if expr.kind == LDEF:
+        return Definition(func.name, module, func)
+    here = func.fullname == f"{module}.{func.name}"
+    return Definition(func.name, module if here else func.fullname.rpartition(".")[0], func)

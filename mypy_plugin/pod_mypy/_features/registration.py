@@ -1,0 +1,233 @@
+"""What counts as hook code, and ``hook-signature``.
+
+Hook code is found where mypy type-checks the call that makes it a hook:
+
+- ``registry.on(EVENT, fn)``: ``fn`` is a function or method of this module, a lambda, or an
+  instance of a class of this module (its whole class is hook code);
+- ``@registry.on(EVENT)`` and ``@hook(EVENT)``: the decorated function;
+- a subclass of ``pod.Hook``: the whole class (mypy checks a call to ``Hook.__init_subclass__``
+  for every subclass, and that call is the trigger).
+
+A ``@hook`` function or a ``Hook`` instance was checked where it was defined, so registering
+it anywhere is fine. Anything else whose body is not in this module cannot be checked here
+and is reported as unverifiable (``hook-boundary``): it never passes silently.
+
+``hook-signature``: the hook's parameter must be exactly the event's Input (mypy alone
+accepts ``object`` or ``Any`` there) and its result must not be ``Any`` (which admits every
+decision, including those the event forbids; other wrong decisions are mypy's own errors).
+"""
+
+from __future__ import annotations
+
+from mypy.checker import TypeChecker
+from mypy.maptype import map_instance_to_supertype
+from mypy.messages import format_type
+from mypy.nodes import ARG_STAR, Context, Decorator, Expression, LambdaExpr, TypeInfo
+from mypy.plugin import MethodContext
+from mypy.subtypes import find_member, is_same_type
+from mypy.types import (
+    AnyType,
+    CallableType,
+    Instance,
+    Overloaded,
+    ProperType,
+    Type,
+    UnionType,
+    get_proper_type,
+)
+from mypy.typevars import fill_typevars
+
+from .._consts import (
+    DECLARED_HOOK_TYPES,
+    HOOK_BASE,
+    HOOK_BOUNDARY,
+    HOOK_EVENT,
+    HOOK_SIGNATURE,
+    SIGNATURE_EVENT,
+    SIGNATURE_INPUT,
+    SIGNATURE_OUTPUT,
+    UNVERIFIABLE_EXPRESSION,
+    UNVERIFIABLE_IMPORTED,
+)
+from .._defs import definition, instance_class
+from .._hooks import Collector, HookSite, ModuleHooks
+
+__all__ = ["on_class_defined", "on_decorator_applied", "on_registration"]
+
+_AWAITABLES = frozenset({"typing.Coroutine", "typing.Awaitable"})
+
+
+def on_registration(collector: Collector, ctx: MethodContext) -> Type:
+    """``registry.on(EVENT, fn)``; also the first half of ``@registry.on(EVENT)``."""
+    hooks = collector.module(ctx.api, ctx.context)
+    # Formals: (event, hook, /, *, on_error, timeout), or (event, /, *, ...) for the decorator
+    # form; positional-only formals have no name.
+    names = ctx.callee_arg_names
+    if hooks is None or len(names) < 2 or names[1] not in (None, "hook"):
+        return ctx.default_return_type
+    if ctx.args[1] and ctx.arg_types[0]:
+        event = _event_types(ctx.arg_types[0][0], hooks.checker, ctx.context)
+        _register(hooks, ctx.args[1][0], ctx.arg_types[1][0], event, ctx.context)
+    return ctx.default_return_type
+
+
+def on_decorator_applied(collector: Collector, ctx: MethodContext) -> Type:
+    """Applying what ``registry.on(EVENT)`` or ``hook(EVENT)`` returned to a function."""
+    hooks = collector.module(ctx.api, ctx.context)
+    if hooks is None or not ctx.args or not ctx.args[0]:
+        return ctx.default_return_type
+    receiver = ctx.type
+    event = (
+        (receiver.args[0], receiver.args[1])
+        if isinstance(receiver, Instance) and len(receiver.args) == 2
+        else None
+    )
+    if isinstance(ctx.context, Decorator):
+        func = ctx.context.func
+        hooks.add(HookSite(func.name, func))
+        if event is not None:
+            _check_signature(func.name, ctx.arg_types[0][0], event, hooks.checker, ctx.context)
+    else:
+        _register(hooks, ctx.args[0][0], ctx.arg_types[0][0], event, ctx.context)
+    return ctx.default_return_type
+
+
+def on_class_defined(collector: Collector, ctx: MethodContext) -> Type:
+    """The call mypy simulates to ``__init_subclass__`` of a base, once per subclass."""
+    api = ctx.api
+    classes = api.tscope.classes if isinstance(api, TypeChecker) else []
+    info = classes[-1] if classes else None
+    if info is None or not info.has_base(HOOK_BASE):
+        return ctx.default_return_type
+    hooks = collector.module(api, ctx.context)
+    if hooks is None:
+        return ctx.default_return_type
+    hooks.add(HookSite(info.name, info))
+    call = info.get_method("__call__")
+    own = fill_typevars(info)
+    if call is not None and call.info.fullname != HOOK_BASE and isinstance(own, Instance):
+        base = next(b for b in info.mro if b.fullname == HOOK_BASE)
+        declared = map_instance_to_supertype(own, base).args
+        if len(declared) == 2:
+            _check_signature(info.name, own, (declared[0], declared[1]), hooks.checker, ctx.context)
+    return ctx.default_return_type
+
+
+def _register(
+    hooks: ModuleHooks,
+    expr: Expression,
+    typ: Type,
+    event: tuple[Type, Type] | None,
+    context: Context,
+) -> None:
+    checker = hooks.checker
+    proper = get_proper_type(typ)
+    if isinstance(proper, Instance) and (
+        proper.type.fullname in DECLARED_HOOK_TYPES or proper.type.has_base(HOOK_BASE)
+    ):
+        return  # checked (code and signature) where it was defined
+    site = _site(expr, hooks)
+    if isinstance(site, str):
+        checker.fail(site, context, code=HOOK_BOUNDARY)
+        return
+    hooks.add(site)
+    if event is not None:
+        _check_signature(site.name, typ, event, checker, context)
+
+
+def _site(expr: Expression, hooks: ModuleHooks) -> HookSite | str:
+    """The hook code ``expr`` designates, or why it cannot be checked here."""
+    checker = hooks.checker
+    module = checker.tree.fullname
+    if isinstance(expr, LambdaExpr):
+        return HookSite("<lambda>", expr)
+    target = definition(expr, checker)
+    if target is not None and not isinstance(target.node, TypeInfo):
+        if target.module != module:
+            return UNVERIFIABLE_IMPORTED.format(name=target.name, module=target.module)
+        return HookSite(target.name, target.node)
+    owner = instance_class(expr, checker)
+    if owner is not None:
+        if owner.module_name != module:
+            return UNVERIFIABLE_IMPORTED.format(name=owner.name, module=owner.module_name)
+        return HookSite(owner.name, owner)
+    typ = checker.lookup_type_or_none(expr)
+    shown = format_type(typ, checker.options) if typ is not None else "unknown"
+    return UNVERIFIABLE_EXPRESSION.format(type=shown)
+
+
+def _event_types(typ: Type, checker: TypeChecker, context: Context) -> tuple[Type, Type] | None:
+    proper = get_proper_type(typ)
+    if isinstance(proper, Instance) and proper.type.fullname == HOOK_EVENT:
+        return proper.args[0], proper.args[1]
+    checker.fail(
+        SIGNATURE_EVENT.format(actual=format_type(typ, checker.options)),
+        context,
+        code=HOOK_SIGNATURE,
+    )
+    return None
+
+
+def _check_signature(
+    name: str,
+    hook_type: Type,
+    event: tuple[Type, Type],
+    checker: TypeChecker,
+    context: Context,
+) -> None:
+    expected_input, allowed = event
+    proper: ProperType | None = get_proper_type(hook_type)
+    if isinstance(proper, Instance):
+        proper = get_proper_type(find_member("__call__", proper, proper, is_operator=True))
+    signatures = (
+        proper.items
+        if isinstance(proper, Overloaded)
+        else [proper]
+        if isinstance(proper, CallableType)
+        else []
+    )
+    options = checker.options
+    for signature in signatures:
+        parameter = _first_parameter(signature)
+        if parameter is not None and not is_same_type(parameter, expected_input):
+            checker.fail(
+                SIGNATURE_INPUT.format(
+                    hook=name,
+                    expected=format_type(expected_input, options),
+                    actual=format_type(parameter, options),
+                ),
+                context,
+                code=HOOK_SIGNATURE,
+            )
+        result = _awaited(signature.ret_type)
+        if _admits_any(result):
+            checker.fail(
+                SIGNATURE_OUTPUT.format(
+                    hook=name,
+                    actual=format_type(result, options),
+                    expected=format_type(allowed, options),
+                ),
+                context,
+                code=HOOK_SIGNATURE,
+            )
+
+
+def _first_parameter(signature: CallableType) -> Type | None:
+    for kind, typ in zip(signature.arg_kinds, signature.arg_types, strict=True):
+        if kind.is_positional() or kind == ARG_STAR:
+            return typ
+    return None
+
+
+def _awaited(typ: Type) -> Type:
+    proper = get_proper_type(typ)
+    if isinstance(proper, Instance) and proper.type.fullname in _AWAITABLES and proper.args:
+        return proper.args[-1]
+    return typ
+
+
+def _admits_any(typ: Type) -> bool:
+    proper = get_proper_type(typ)
+    if isinstance(proper, UnionType):
+        return any(isinstance(get_proper_type(item), AnyType) for item in proper.items)
+    return isinstance(proper, AnyType)

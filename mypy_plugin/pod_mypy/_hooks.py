@@ -1,0 +1,80 @@
+"""The hook code found in each module while mypy checks it, waiting for the body walk.
+
+Registration callbacks run in mypy's checker phase, before function bodies are checked
+(mypy 2.x checks top levels first). They record each hook and keep the module's
+``TypeChecker``; once the module is fully checked, the plugin takes the record back
+(:meth:`Collector.take`) and walks the bodies against the checker's type map. State is per
+module and dropped as soon as it is used, so nothing survives into another build.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TypeAlias, final
+
+from mypy.checker import TypeChecker
+from mypy.nodes import Context, FuncItem, TypeInfo
+from mypy.plugin import CheckerPluginInterface
+
+from ._consts import HOOK_BOUNDARY, NEEDS_TYPE_CHECKER
+
+__all__ = ["Collector", "HookNode", "HookSite", "ModuleHooks"]
+
+HookNode: TypeAlias = FuncItem | TypeInfo
+"""Hook code: a function or lambda, or a whole class."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class HookSite:
+    """One piece of hook code."""
+
+    name: str
+    """What messages call it: the function's or class's name, or ``<lambda>``."""
+    node: HookNode
+
+    @property
+    def first_line(self) -> int:
+        return self.node.defn.line if isinstance(self.node, TypeInfo) else self.node.line
+
+    @property
+    def last_line(self) -> int:
+        defn = self.node.defn if isinstance(self.node, TypeInfo) else self.node
+        return defn.end_line if defn.end_line is not None else defn.line
+
+
+@final
+@dataclass(slots=True)
+class ModuleHooks:
+    """The hook code of one module and the checker that checked it."""
+
+    checker: TypeChecker
+    sites: dict[int, HookSite] = field(default_factory=dict[int, HookSite])
+    """By node identity: callbacks may run more than once for a call (overloads, lambdas)."""
+
+    def add(self, site: HookSite) -> None:
+        self.sites.setdefault(id(site.node), site)
+
+
+@final
+class Collector:
+    """Hook code per module, from registration until the module's body walk."""
+
+    def __init__(self) -> None:
+        self._modules: dict[str, ModuleHooks] = {}
+
+    def module(self, api: CheckerPluginInterface, context: Context) -> ModuleHooks | None:
+        """The record of the module ``api`` is checking; ``None`` (and an error) if the
+        caller is not mypy's own type checker, whose type map the walk needs."""
+        if not isinstance(api, TypeChecker):
+            api.fail(NEEDS_TYPE_CHECKER.format(api=type(api).__name__), context, code=HOOK_BOUNDARY)
+            return None
+        fullname = api.tree.fullname
+        hooks = self._modules.get(fullname)
+        if hooks is None or hooks.checker is not api:
+            hooks = self._modules[fullname] = ModuleHooks(api)
+        return hooks
+
+    def take(self, fullname: str) -> ModuleHooks | None:
+        """Remove and return the record of module ``fullname``."""
+        return self._modules.pop(fullname, None)

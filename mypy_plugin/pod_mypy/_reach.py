@@ -1,0 +1,222 @@
+"""Which types reach a privileged type, and along which path.
+
+A type *reaches* a privileged type if it is one (its class inherits the marker), or if one
+is reachable through its type arguments, union or tuple members, a callable's return type,
+a type variable's bound, or an attribute, property or method result of its class (or of a
+base class). So a ``Session`` holding a ``Worker`` reaches ``Worker`` via ``Session.worker``.
+
+Results per class are memoised for the whole build, together with the modules the answer
+depended on: the plugin reports those as indirect dependencies, so a warm cache re-checks a
+hook module when a class its hooks reach changes. Classes of the standard library are not
+scanned (they cannot name a privileged type); their type arguments still are.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final, final
+
+from mypy.nodes import Decorator, FuncDef, OverloadedFuncDef, TypeInfo, Var
+from mypy.types import (
+    CallableType,
+    Instance,
+    Overloaded,
+    ProperType,
+    TupleType,
+    Type,
+    TypeAliasType,
+    TypedDictType,
+    TypeType,
+    TypeVarType,
+    UnionType,
+    UnpackType,
+    get_proper_type,
+)
+
+__all__ = ["Path", "Reach"]
+
+_NOT_SCANNED: Final = frozenset(sys.stdlib_module_names) | {
+    "builtins",
+    "_typeshed",
+    "typing_extensions",
+    "mypy_extensions",
+}
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Path:
+    """How a type reaches a privileged class."""
+
+    target: str
+    """Short name of the privileged class reached."""
+    via: tuple[str, ...]
+    """Attribute steps from the type to it (``("Session.worker",)``); empty if the type
+    contains the privileged class directly (itself, a type argument, a union member...)."""
+    direct: bool
+    """The type itself is a privileged class."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _Memo:
+    path: Path | None
+    modules: frozenset[str]
+
+
+@final
+class Reach:
+    """Answers "does this type reach a privileged class?", memoised per class."""
+
+    def __init__(self, is_privileged: Callable[[TypeInfo], bool]) -> None:
+        self._is_privileged = is_privileged
+        self._memo: dict[str, _Memo] = {}
+        self._in_progress: dict[str, int] = {}
+        self._module_stack: list[set[str]] = []
+        self._cycle_hits = 0
+        self._pending: set[str] = set()
+        self.touched: set[str] = set()
+        """Modules whose classes the answers so far depended on (reset by the caller)."""
+
+    def path(self, typ: Type) -> Path | None:
+        """Return how ``typ`` reaches a privileged class, or ``None`` if it does not."""
+        self._module_stack.append(set())
+        try:
+            found = self._type(typ, ())
+        finally:
+            modules = self._module_stack.pop()
+        self.touched |= modules
+        if self._pending:
+            if found is None:
+                # The whole closure was explored without a hit: every class whose answer
+                # waited on a cycle really reaches nothing.
+                settled = frozenset(modules)
+                for fullname in self._pending:
+                    self._memo[fullname] = _Memo(None, settled)
+            self._pending.clear()
+        return found
+
+    def _type(self, typ: Type, aliases: tuple[str, ...]) -> Path | None:
+        if isinstance(typ, TypeAliasType):
+            alias = typ.alias
+            if alias is None:
+                return None
+            if typ.is_recursive:
+                # Recursive aliases (pydantic's JsonValue) would expand forever.
+                if alias.fullname in aliases:
+                    return None
+                aliases = (*aliases, alias.fullname)
+            return self._type(get_proper_type(typ), aliases)
+        proper = get_proper_type(typ)
+        if isinstance(proper, Instance):
+            return self._instance(proper, aliases)
+        return _indirect(self._composite(proper, aliases))
+
+    def _composite(self, proper: ProperType, aliases: tuple[str, ...]) -> Path | None:
+        if isinstance(proper, UnionType):
+            return self._first(proper.items, aliases)
+        if isinstance(proper, TupleType):
+            return self._first(proper.items, aliases) or self._type(
+                proper.partial_fallback, aliases
+            )
+        if isinstance(proper, CallableType):
+            return self._type(proper.ret_type, aliases)
+        if isinstance(proper, Overloaded):
+            return self._first([item.ret_type for item in proper.items], aliases)
+        if isinstance(proper, TypeType):
+            return self._type(proper.item, aliases)
+        if isinstance(proper, TypeVarType):
+            return self._first([proper.upper_bound, *proper.values], aliases)
+        if isinstance(proper, TypedDictType):
+            return self._first(list(proper.items.values()), aliases)
+        if isinstance(proper, UnpackType):
+            return self._type(proper.type, aliases)
+        return None
+
+    def _first(self, types: list[Type], aliases: tuple[str, ...]) -> Path | None:
+        for item in types:
+            found = self._type(item, aliases)
+            if found is not None:
+                return found
+        return None
+
+    def _instance(self, typ: Instance, aliases: tuple[str, ...]) -> Path | None:
+        info = typ.type
+        if self._is_privileged(info):
+            self._module_stack[-1].add(info.module_name)
+            return Path(info.name, (), direct=True)
+        found = _indirect(self._first(list(typ.args), aliases))
+        if found is not None:
+            return found
+        if info.module_name.partition(".")[0] in _NOT_SCANNED:
+            return None
+        return self._class(info)
+
+    def _class(self, info: TypeInfo) -> Path | None:
+        memo = self._memo.get(info.fullname)
+        if memo is not None:
+            self._module_stack[-1] |= memo.modules
+            return memo.path
+        if info.fullname in self._in_progress or info.fullname in self._pending:
+            # Inside a cycle, or already found to reach nothing so far in this query: the
+            # answer is settled when the query ends.
+            self._cycle_hits += 1
+            self._module_stack[-1].add(info.module_name)
+            return None
+        hits_before = self._cycle_hits
+        self._in_progress[info.fullname] = 0
+        self._module_stack.append({info.module_name})
+        try:
+            found = self._members(info)
+        finally:
+            del self._in_progress[info.fullname]
+            modules = self._module_stack.pop()
+        self._module_stack[-1] |= modules
+        if found is not None or self._cycle_hits == hits_before:
+            self._memo[info.fullname] = _Memo(found, frozenset(modules))
+        else:
+            self._pending.add(info.fullname)
+        return found
+
+    def _members(self, info: TypeInfo) -> Path | None:
+        for base in info.bases:
+            found = self._type(base, ())
+            if found is not None:
+                return Path(found.target, (f"{info.name}({base.type.name})", *found.via), False)
+        for name, symbol in info.names.items():
+            member_type, step = _member_type(info, name, symbol.node)
+            if member_type is None:
+                continue
+            found = self._type(member_type, ())
+            if found is not None:
+                return Path(found.target, (step, *found.via), direct=False)
+        return None
+
+
+def _indirect(found: Path | None) -> Path | None:
+    return Path(found.target, found.via, direct=False) if found is not None else None
+
+
+def _member_type(info: TypeInfo, name: str, node: object) -> tuple[Type | None, str]:
+    """The type a hook gets by using member ``name`` (a method's: its result)."""
+    step = f"{info.name}.{name}"
+    if isinstance(node, Var):
+        return node.type, step
+    if isinstance(node, Decorator):
+        if node.func.is_property:
+            return _result(node.func.type), step
+        return node.var.type, f"{step}()"
+    if isinstance(node, FuncDef):
+        if node.is_property:
+            return _result(node.type), step
+        return node.type, f"{step}()"
+    if isinstance(node, OverloadedFuncDef):
+        return node.type, f"{step}()"
+    return None, step
+
+
+def _result(typ: Type | None) -> Type | None:
+    proper = get_proper_type(typ)
+    return proper.ret_type if isinstance(proper, CallableType) else typ
