@@ -5,6 +5,11 @@ Registration callbacks run in mypy's checker phase, before function bodies are c
 ``TypeChecker``; once the module is fully checked, the plugin takes the record back
 (:meth:`Collector.take`) and walks the bodies against the checker's type map. State is per
 module and dropped as soon as it is used, so nothing survives into another build.
+
+Callbacks never report errors themselves: mypy runs them while it tries the items of an
+overloaded function (``registry.on`` has three), and an error reported during such a trial
+makes mypy reject that item. Errors are deferred (:meth:`ModuleHooks.defer`), de-duplicated,
+and reported with the walk.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TypeAlias, final
 
 from mypy.checker import TypeChecker
+from mypy.errorcodes import ErrorCode
 from mypy.nodes import Context, FuncItem, TypeInfo
 from mypy.plugin import CheckerPluginInterface
 
@@ -52,8 +58,23 @@ class ModuleHooks:
     sites: dict[int, HookSite] = field(default_factory=dict[int, HookSite])
     """By node identity: callbacks may run more than once for a call (overloads, lambdas)."""
 
+    errors: dict[tuple[int, str], tuple[Context, ErrorCode]] = field(
+        default_factory=dict[tuple[int, str], tuple[Context, ErrorCode]]
+    )
+    """Deferred errors, by context identity and message."""
+
     def add(self, site: HookSite) -> None:
         self.sites.setdefault(id(site.node), site)
+
+    def defer(self, message: str, context: Context, code: ErrorCode) -> None:
+        """Report ``message`` at ``context`` once the module is checked."""
+        self.errors[(id(context), message)] = (context, code)
+
+    def report_deferred(self) -> None:
+        """Report the deferred errors, in line order."""
+        ordered = sorted(self.errors.items(), key=lambda entry: entry[1][0].line)
+        for (_, message), (context, code) in ordered:
+            self.checker.fail(message, context, code=code)
 
 
 @final

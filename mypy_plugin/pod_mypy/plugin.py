@@ -82,7 +82,7 @@ class PodPlugin(Plugin):
 
     def get_additional_indirect_deps(self, file: MypyFile) -> set[str]:
         hooks = self._collector.take(file.fullname)
-        if hooks is None or not hooks.sites:
+        if hooks is None:
             return set()
         return boundary.check_module(hooks, self._reach) - {file.fullname}
 

@@ -76,6 +76,9 @@ def check_module(hooks: ModuleHooks, reach: Reach) -> set[str]:
         The modules the answers depended on (for the module's indirect dependencies).
     """
     checker = hooks.checker
+    hooks.report_deferred()
+    if not hooks.sites:
+        return set()
     if privilege_marker(checker.modules) is None:
         first = min(hooks.sites.values(), key=lambda site: site.first_line)
         checker.fail(
@@ -145,11 +148,17 @@ class _Walker:
             return self._helpers[key]
         self._helpers[key] = None  # recursion ends here
         span = (function.line, function.end_line or function.line)
-        found = None
+        found: _Finding | None = None
+        found_at: _Span | None = None
+        # Pre-order: an expression's subexpressions follow it. Report the innermost
+        # problem of the first problematic expression, like in hook bodies.
         for expr in get_subexpressions(function):
-            found = self._finding(expr, span)
-            if found is not None:
+            where = _span(expr)
+            if found_at is not None and not _contains(found_at, where):
                 break
+            finding = self._finding(expr, span)
+            if finding is not None:
+                found, found_at = finding, where
         self._helpers[key] = found
         return found
 

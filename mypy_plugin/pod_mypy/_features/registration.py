@@ -19,6 +19,8 @@ decision, including those the event forbids; other wrong decisions are mypy's ow
 
 from __future__ import annotations
 
+import sys
+
 from mypy.checker import TypeChecker
 from mypy.maptype import map_instance_to_supertype
 from mypy.messages import format_type
@@ -55,6 +57,7 @@ from .._hooks import Collector, HookSite, ModuleHooks
 __all__ = ["on_class_defined", "on_decorator_applied", "on_registration"]
 
 _AWAITABLES = frozenset({"typing.Coroutine", "typing.Awaitable"})
+_STDLIB = frozenset(sys.stdlib_module_names)
 
 
 def on_registration(collector: Collector, ctx: MethodContext) -> Type:
@@ -66,7 +69,7 @@ def on_registration(collector: Collector, ctx: MethodContext) -> Type:
     if hooks is None or len(names) < 2 or names[1] not in (None, "hook"):
         return ctx.default_return_type
     if ctx.args[1] and ctx.arg_types[0]:
-        event = _event_types(ctx.arg_types[0][0], hooks.checker, ctx.context)
+        event = _event_types(ctx.arg_types[0][0], hooks, ctx.context)
         _register(hooks, ctx.args[1][0], ctx.arg_types[1][0], event, ctx.context)
     return ctx.default_return_type
 
@@ -86,7 +89,7 @@ def on_decorator_applied(collector: Collector, ctx: MethodContext) -> Type:
         func = ctx.context.func
         hooks.add(HookSite(func.name, func))
         if event is not None:
-            _check_signature(func.name, ctx.arg_types[0][0], event, hooks.checker, ctx.context)
+            _check_signature(func.name, ctx.arg_types[0][0], event, hooks, ctx.context)
     else:
         _register(hooks, ctx.args[0][0], ctx.arg_types[0][0], event, ctx.context)
     return ctx.default_return_type
@@ -109,7 +112,7 @@ def on_class_defined(collector: Collector, ctx: MethodContext) -> Type:
         base = next(b for b in info.mro if b.fullname == HOOK_BASE)
         declared = map_instance_to_supertype(own, base).args
         if len(declared) == 2:
-            _check_signature(info.name, own, (declared[0], declared[1]), hooks.checker, ctx.context)
+            _check_signature(info.name, own, (declared[0], declared[1]), hooks, ctx.context)
     return ctx.default_return_type
 
 
@@ -120,7 +123,6 @@ def _register(
     event: tuple[Type, Type] | None,
     context: Context,
 ) -> None:
-    checker = hooks.checker
     proper = get_proper_type(typ)
     if isinstance(proper, Instance) and (
         proper.type.fullname in DECLARED_HOOK_TYPES or proper.type.has_base(HOOK_BASE)
@@ -128,11 +130,11 @@ def _register(
         return  # checked (code and signature) where it was defined
     site = _site(expr, hooks)
     if isinstance(site, str):
-        checker.fail(site, context, code=HOOK_BOUNDARY)
+        hooks.defer(site, context, HOOK_BOUNDARY)
         return
     hooks.add(site)
     if event is not None:
-        _check_signature(site.name, typ, event, checker, context)
+        _check_signature(site.name, typ, event, hooks, context)
 
 
 def _site(expr: Expression, hooks: ModuleHooks) -> HookSite | str:
@@ -147,7 +149,7 @@ def _site(expr: Expression, hooks: ModuleHooks) -> HookSite | str:
             return UNVERIFIABLE_IMPORTED.format(name=target.name, module=target.module)
         return HookSite(target.name, target.node)
     owner = instance_class(expr, checker)
-    if owner is not None:
+    if owner is not None and owner.module_name.partition(".")[0] not in _STDLIB:
         if owner.module_name != module:
             return UNVERIFIABLE_IMPORTED.format(name=owner.name, module=owner.module_name)
         return HookSite(owner.name, owner)
@@ -156,14 +158,14 @@ def _site(expr: Expression, hooks: ModuleHooks) -> HookSite | str:
     return UNVERIFIABLE_EXPRESSION.format(type=shown)
 
 
-def _event_types(typ: Type, checker: TypeChecker, context: Context) -> tuple[Type, Type] | None:
+def _event_types(typ: Type, hooks: ModuleHooks, context: Context) -> tuple[Type, Type] | None:
     proper = get_proper_type(typ)
     if isinstance(proper, Instance) and proper.type.fullname == HOOK_EVENT:
         return proper.args[0], proper.args[1]
-    checker.fail(
-        SIGNATURE_EVENT.format(actual=format_type(typ, checker.options)),
+    hooks.defer(
+        SIGNATURE_EVENT.format(actual=format_type(typ, hooks.checker.options)),
         context,
-        code=HOOK_SIGNATURE,
+        HOOK_SIGNATURE,
     )
     return None
 
@@ -172,7 +174,7 @@ def _check_signature(
     name: str,
     hook_type: Type,
     event: tuple[Type, Type],
-    checker: TypeChecker,
+    hooks: ModuleHooks,
     context: Context,
 ) -> None:
     expected_input, allowed = event
@@ -186,30 +188,24 @@ def _check_signature(
         if isinstance(proper, CallableType)
         else []
     )
-    options = checker.options
+    options = hooks.checker.options
     for signature in signatures:
         parameter = _first_parameter(signature)
         if parameter is not None and not is_same_type(parameter, expected_input):
-            checker.fail(
-                SIGNATURE_INPUT.format(
-                    hook=name,
-                    expected=format_type(expected_input, options),
-                    actual=format_type(parameter, options),
-                ),
-                context,
-                code=HOOK_SIGNATURE,
+            message = SIGNATURE_INPUT.format(
+                hook=name,
+                expected=format_type(expected_input, options),
+                actual=format_type(parameter, options),
             )
+            hooks.defer(message, context, HOOK_SIGNATURE)
         result = _awaited(signature.ret_type)
         if _admits_any(result):
-            checker.fail(
-                SIGNATURE_OUTPUT.format(
-                    hook=name,
-                    actual=format_type(result, options),
-                    expected=format_type(allowed, options),
-                ),
-                context,
-                code=HOOK_SIGNATURE,
+            message = SIGNATURE_OUTPUT.format(
+                hook=name,
+                actual=format_type(result, options),
+                expected=format_type(allowed, options),
             )
+            hooks.defer(message, context, HOOK_SIGNATURE)
 
 
 def _first_parameter(signature: CallableType) -> Type | None:
