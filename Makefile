@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench clean
+.PHONY: demo test lint typecheck unit typing bench bench-plugin clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,8 +16,8 @@ demo: $(STAMP)
 	$(BIN)/pod demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check src mypy_plugin tests bench
-	$(BIN)/ruff format --check src mypy_plugin tests bench
+	$(BIN)/ruff check src mypy_plugin tests bench typing_tests
+	$(BIN)/ruff format --check src mypy_plugin tests bench typing_tests
 	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
@@ -27,7 +27,20 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q
 
-test: lint typecheck unit
+# The pod_mypy suite: pytest-mypy-plugins cases (one shared, persistent mypy cache), the
+# incremental-cache test, and typing_tests/assert_type checked by both mypy and pyright.
+TYPING_BASE := $(abspath .mypy_testing)
+typing: $(STAMP)
+	mkdir -p $(TYPING_BASE)
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest typing_tests -q \
+		--mypy-ini-file=typing_tests/mypy.ini --mypy-testing-base=$(TYPING_BASE) --mypy-closed-schema
+	$(BIN)/mypy --strict --warn-unused-ignores typing_tests/assert_type
+	$(BIN)/pyright -p typing_tests/assert_type
+
+bench-plugin: $(STAMP)
+	$(BIN)/python bench/plugin_overhead.py
+
+test: lint typecheck unit typing
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .mypy_testing

@@ -26,7 +26,7 @@ from mypy.maptype import map_instance_to_supertype
 from mypy.messages import format_type
 from mypy.nodes import ARG_STAR, Context, Decorator, Expression, LambdaExpr, TypeInfo
 from mypy.plugin import MethodContext
-from mypy.subtypes import find_member, is_same_type
+from mypy.subtypes import find_member, is_same_type, is_subtype
 from mypy.types import (
     AnyType,
     CallableType,
@@ -191,7 +191,12 @@ def _check_signature(
     options = hooks.checker.options
     for signature in signatures:
         parameter = _first_parameter(signature)
-        if parameter is not None and not is_same_type(parameter, expected_input):
+        # A parameter mypy rejects is mypy's own arg-type error; report only those it accepts.
+        if (
+            parameter is not None
+            and is_subtype(expected_input, parameter)
+            and not is_same_type(parameter, expected_input)
+        ):
             message = SIGNATURE_INPUT.format(
                 hook=name,
                 expected=format_type(expected_input, options),

@@ -1,0 +1,48 @@
+"""pod_mypy's entry point and the library names it depends on."""
+
+from __future__ import annotations
+
+import importlib
+import re
+
+import pytest
+from mypy.plugin import Plugin
+
+from pod_mypy import plugin
+from pod_mypy._consts import LIBRARY_FULLNAMES
+
+
+@pytest.mark.parametrize("fullname", LIBRARY_FULLNAMES)
+def test_every_library_fullname_the_plugin_uses_exists(fullname: str) -> None:
+    module_name, _, rest = fullname.partition(".")
+    parts = rest.split(".")
+    # the longest importable module prefix, then attributes
+    while parts and _importable(f"{module_name}.{parts[0]}"):
+        module_name = f"{module_name}.{parts.pop(0)}"
+    value: object = importlib.import_module(module_name)
+    for part in parts:
+        value = getattr(value, part)
+    assert value is not None
+
+
+def _importable(name: str) -> bool:
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("version", ["2.4.0", "2.4.1", "2.4.1+dev.0123abc"])
+def test_a_supported_mypy_gets_the_plugin(version: str) -> None:
+    assert issubclass(plugin(version), Plugin)
+
+
+@pytest.mark.parametrize("version", ["2.5.0", "2.3.9", "1.19.1", "3.0"])
+def test_an_unsupported_mypy_is_refused_with_a_clear_message(version: str) -> None:
+    expected = (
+        r"^pod_mypy supports mypy >=2\.4,<2\.5 \(it relies on mypy internals\), "
+        rf"but this is mypy {re.escape(version)}: install a supported mypy"
+    )
+    with pytest.raises(SystemExit, match=expected):
+        plugin(version)

@@ -1,0 +1,75 @@
+"""What ``registry.on`` accepts, under mypy and pyright: the event fixes the Input a hook
+takes and the decisions it may return.
+
+Type-checked, never executed.
+"""
+
+from collections.abc import Awaitable, Callable
+from typing import assert_type
+
+from pod import (
+    Abort,
+    AbortInfo,
+    Continue,
+    Hook,
+    HookFunction,
+    HookRegistry,
+    Pause,
+    PreToolDecision,
+    PromptSubmitInfo,
+    Skip,
+    ToolCallSummary,
+    TurnEndInfo,
+    events,
+    hook,
+)
+
+registry = HookRegistry()
+
+
+def guard(call: ToolCallSummary) -> Continue | Skip:
+    return Continue()
+
+
+async def review(info: TurnEndInfo) -> Pause:
+    return Pause(reason="review")
+
+
+def on_prompt(prompt: PromptSubmitInfo) -> Continue:
+    return Continue()
+
+
+def observe(info: AbortInfo) -> None:
+    return None
+
+
+class DenyAll(Hook[ToolCallSummary, PreToolDecision]):
+    def __call__(self, call: ToolCallSummary) -> PreToolDecision:
+        return Skip(reason="denied")
+
+
+@hook(events.PRE_TOOL_CALL)
+def declared(call: ToolCallSummary) -> PreToolDecision:
+    return Continue()
+
+
+# The Input and the decisions come from the event; the hook is given back unchanged.
+assert_type(
+    registry.on(events.PRE_TOOL_CALL, guard),
+    Callable[[ToolCallSummary], Continue | Skip | Abort | Pause],
+)
+assert_type(
+    registry.on(events.TURN_END, review), Callable[[TurnEndInfo], Awaitable[Continue | Pause]]
+)
+assert_type(registry.on(events.ABORT, observe), Callable[[AbortInfo], None])
+assert_type(declared, HookFunction[ToolCallSummary, Continue | Skip | Abort | Pause])
+registry.on(events.PRE_TOOL_CALL, DenyAll())
+registry.on(events.PRE_TOOL_CALL, declared)
+registry.on(events.PROMPT_SUBMIT)(on_prompt)
+
+# A hook for another event's Input, or returning a decision its event forbids.
+registry.on(events.PRE_TOOL_CALL, on_prompt)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType, reportCallIssue]
+registry.on(events.PROMPT_SUBMIT, guard)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType, reportCallIssue]
+registry.on(events.TURN_END, guard)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType, reportCallIssue]
+registry.on(events.ABORT, on_prompt)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType, reportCallIssue]
+registry.on(events.PRE_TOOL_CALL, review)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType, reportCallIssue]
