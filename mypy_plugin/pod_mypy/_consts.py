@@ -36,6 +36,13 @@ DECLARED_HOOK_TYPES: Final = frozenset(
 )
 """Types of functions declared with ``@hook``: checked where they are defined."""
 
+FUNCTION_HOOK_NAMES: Final = frozenset({HOOK_EVENT})
+"""Functions (and constructors) whose calls the plugin looks at."""
+METHOD_HOOK_NAMES: Final = frozenset(
+    {REGISTRY_ON, REGISTRY_DECORATOR_CALL, HOOK_DECORATOR_CALL, HOOK_BASE_INIT_SUBCLASS}
+)
+"""Methods whose calls the plugin looks at (the user's own ``__init_subclass__`` too)."""
+
 LIBRARY_FULLNAMES: Final = (
     PRIVILEGED,
     HOOK_EVENT,

@@ -77,11 +77,26 @@ class Reach:
         self._module_stack: list[set[str]] = []
         self._cycle_hits = 0
         self._pending: set[str] = set()
+        self._by_type: dict[int, tuple[Type, Path | None]] = {}
         self.touched: set[str] = set()
-        """Modules whose classes the answers so far depended on (reset by the caller)."""
+        """Modules whose classes the answers since :meth:`start_module` depended on."""
+
+    def start_module(self) -> None:
+        """Start answering for another module (resets :attr:`touched`)."""
+        self.touched = set()
+        self._by_type.clear()
 
     def path(self, typ: Type) -> Path | None:
         """Return how ``typ`` reaches a privileged class, or ``None`` if it does not."""
+        # Expressions of a module share type objects (a parameter's type, ``str``...).
+        known = self._by_type.get(id(typ))
+        if known is not None and known[0] is typ:
+            return known[1]
+        found = self._query(typ)
+        self._by_type[id(typ)] = (typ, found)
+        return found
+
+    def _query(self, typ: Type) -> Path | None:
         self._module_stack.append(set())
         try:
             found = self._type(typ, ())

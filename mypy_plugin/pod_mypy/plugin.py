@@ -1,6 +1,8 @@
-"""The ``pod_mypy`` plugin class and its entry point: dispatch tables, nothing else.
+"""The ``pod_mypy`` plugin class and its entry point.
 
-mypy calls the registration callbacks (``registry.on``, the ``@registry.on``/``@hook``
+The class answers mypy's ``get_*_hook`` questions from the name sets in ``_consts`` and hands
+the callbacks over from :mod:`._checks` (imported on the first hook only). mypy calls the
+registration callbacks (``registry.on``, the ``@registry.on``/``@hook``
 decorators, ``Hook.__init_subclass__``) and the event constructor while it checks a module,
 then ``get_additional_indirect_deps`` once the module is fully checked: that is when hook
 bodies are walked, and the modules the answers depended on become indirect dependencies.
@@ -9,52 +11,32 @@ bodies are walked, and the modules the answers depended on become indirect depen
 from __future__ import annotations
 
 import hashlib
+import os
 import re
-from collections.abc import Callable, Mapping
-from functools import partial
+from collections.abc import Callable
 from pathlib import Path
-from typing import Final, final
+from typing import TYPE_CHECKING, Final, final
 
-from mypy.nodes import MypyFile, TypeInfo
+import mypy
+from mypy.nodes import MypyFile
 from mypy.options import Options
 from mypy.plugin import FunctionContext, MethodContext, Plugin, ReportConfigContext
 from mypy.types import Type
 
-from ._consts import (
-    HOOK_BASE_INIT_SUBCLASS,
-    HOOK_DECORATOR_CALL,
-    HOOK_EVENT,
-    PRIVILEGED,
-    REGISTRY_DECORATOR_CALL,
-    REGISTRY_ON,
-    SUPPORTED_MYPY,
-)
-from ._features import boundary, immutability, registration
-from ._hooks import Collector
-from ._reach import Reach
+from ._consts import FUNCTION_HOOK_NAMES, METHOD_HOOK_NAMES, SUPPORTED_MYPY
+
+if TYPE_CHECKING:
+    from ._checks import Checks
 
 __all__ = ["PodPlugin", "plugin"]
 
-_FUNCTION_HOOKS: Final[Mapping[str, Callable[[FunctionContext], Type]]] = {
-    HOOK_EVENT: immutability.on_event_declared,
-}
-_METHOD_HOOKS: Final[Mapping[str, Callable[[Collector, MethodContext], Type]]] = {
-    REGISTRY_ON: registration.on_registration,
-    REGISTRY_DECORATOR_CALL: registration.on_decorator_applied,
-    HOOK_DECORATOR_CALL: registration.on_decorator_applied,
-    HOOK_BASE_INIT_SUBCLASS: registration.on_class_defined,
-}
 _INIT_SUBCLASS: Final = ".__init_subclass__"
-
+_PACKAGE: Final = Path(__file__).parent
 _SOURCE_HASH: Final = hashlib.sha256(
-    b"".join(path.read_bytes() for path in sorted(Path(__file__).parent.rglob("*.py")))
+    b"".join(path.read_bytes() for path in sorted(_PACKAGE.glob("**/*.py")))
 ).hexdigest()
 """Part of every module's cache entry: editing any plugin file invalidates the cache (mypy
 itself only notices changes to the entry module)."""
-
-
-def _is_privileged(info: TypeInfo) -> bool:
-    return info.has_base(PRIVILEGED)
 
 
 @final
@@ -63,32 +45,36 @@ class PodPlugin(Plugin):
 
     def __init__(self, options: Options) -> None:
         super().__init__(options)
-        self._collector = Collector()
-        self._reach = Reach(_is_privileged)
-        self._method_hooks = {
-            name: partial(callback, self._collector) for name, callback in _METHOD_HOOKS.items()
-        }
-        # A Hook subclass whose nearest __init_subclass__ is a user class's.
-        self._any_init_subclass = partial(registration.on_class_defined, self._collector)
+        typesheds = [os.path.join(os.path.dirname(mypy.__file__), "typeshed", "")]
+        if options.custom_typeshed_dir:
+            typesheds.append(os.path.join(os.path.abspath(options.custom_typeshed_dir), ""))
+        self._typesheds = tuple(typesheds)
+        self._loaded: Checks | None = None
+
+    def _checks(self) -> Checks:
+        if self._loaded is None:
+            # Imported on first use: a warm run that re-checks nothing never needs them.
+            from ._checks import Checks
+
+            self._loaded = Checks()
+        return self._loaded
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
-        return _FUNCTION_HOOKS.get(fullname)
+        return self._checks().function_hook(fullname) if fullname in FUNCTION_HOOK_NAMES else None
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
-        hook = self._method_hooks.get(fullname)
-        if hook is None and fullname.endswith(_INIT_SUBCLASS) and "." in fullname[:-18]:
-            return None if fullname.startswith("builtins.") else self._any_init_subclass
-        return hook
+        if fullname in METHOD_HOOK_NAMES:
+            return self._checks().method_hook(fullname)
+        if fullname.endswith(_INIT_SUBCLASS) and not fullname.startswith("builtins."):
+            return self._checks().class_defined  # maybe a Hook subclass of a user base class
+        return None
 
     def get_additional_indirect_deps(self, file: MypyFile) -> set[str]:
-        hooks = self._collector.take(file.fullname)
-        if hooks is None:
-            return set()
-        return boundary.check_module(hooks, self._reach) - {file.fullname}
+        return self._loaded.module_checked(file) if self._loaded is not None else set()
 
     def report_config_data(self, ctx: ReportConfigContext) -> str | None:
         # The standard library never holds hook code: keep its cache across plugin changes.
-        return None if "typeshed" in Path(ctx.path).parts else _SOURCE_HASH
+        return None if ctx.path.startswith(self._typesheds) else _SOURCE_HASH
 
 
 def plugin(version: str) -> type[Plugin]:

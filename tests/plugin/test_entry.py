@@ -9,7 +9,8 @@ import pytest
 from mypy.plugin import Plugin
 
 from pod_mypy import plugin
-from pod_mypy._consts import LIBRARY_FULLNAMES
+from pod_mypy._checks import FUNCTION_HOOKS, METHOD_HOOKS
+from pod_mypy._consts import FUNCTION_HOOK_NAMES, LIBRARY_FULLNAMES, METHOD_HOOK_NAMES
 
 
 @pytest.mark.parametrize("fullname", LIBRARY_FULLNAMES)
@@ -23,6 +24,11 @@ def test_every_library_fullname_the_plugin_uses_exists(fullname: str) -> None:
     for part in parts:
         value = getattr(value, part)
     assert value is not None
+
+
+def test_the_plugin_asks_for_exactly_the_hooks_it_has() -> None:
+    assert set(FUNCTION_HOOKS) == FUNCTION_HOOK_NAMES
+    assert set(METHOD_HOOKS) == METHOD_HOOK_NAMES
 
 
 def _importable(name: str) -> bool:

@@ -18,13 +18,27 @@ its line, so it is itself reported (``hook-escape``) on a line it cannot silence
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypeAlias, final
+from typing import Final, TypeAlias, final
 
 from mypy.checker import TypeChecker
 from mypy.errorcodes import ErrorCode
 from mypy.lookup import lookup_fully_qualified
 from mypy.messages import format_type
-from mypy.nodes import Context, Expression, FuncItem, MypyFile, NameExpr, TypeInfo, Var
+from mypy.nodes import (
+    BytesExpr,
+    ComplexExpr,
+    Context,
+    EllipsisExpr,
+    Expression,
+    FloatExpr,
+    FuncItem,
+    IntExpr,
+    MypyFile,
+    NameExpr,
+    StrExpr,
+    TypeInfo,
+    Var,
+)
 from mypy.server.subexpr import get_subexpressions
 from mypy.types import Type
 
@@ -33,6 +47,7 @@ from .._consts import (
     HELPER_REACHES,
     HOOK_BOUNDARY,
     HOOK_ESCAPE,
+    HOOK_EVENT,
     IGNORE_IN_HOOK,
     IN_HOOK,
     IS_PRIVILEGED,
@@ -45,11 +60,12 @@ from .._hooks import HookSite, ModuleHooks
 from .._reach import Reach
 from .escapes import escape
 
-__all__ = ["check_module", "privilege_marker"]
+__all__ = ["check_module", "missing_library_names"]
 
 _Span: TypeAlias = tuple[int, int, int, int]
 
 _HELPER_METHODS = ("__init__", "__new__", "__post_init__")
+_LITERALS = (StrExpr, BytesExpr, IntExpr, FloatExpr, ComplexExpr, EllipsisExpr)
 
 
 @final
@@ -63,10 +79,18 @@ class _Finding:
     """The helpers, outermost first, through which the hook reaches the problem."""
 
 
-def privilege_marker(modules: dict[str, MypyFile]) -> TypeInfo | None:
-    """The marker class, if the build contains it."""
-    symbol = lookup_fully_qualified(PRIVILEGED, modules)
-    return symbol.node if symbol is not None and isinstance(symbol.node, TypeInfo) else None
+_REQUIRED: Final = ((PRIVILEGED, "the privilege marker"), (HOOK_EVENT, "the event catalogue"))
+
+
+def missing_library_names(modules: dict[str, MypyFile]) -> list[str]:
+    """Messages for the classes of ``llm_worker``/``pod`` the checks rely on and the build
+    does not contain."""
+    missing = []
+    for fullname, what in _REQUIRED:
+        symbol = lookup_fully_qualified(fullname, modules)
+        if symbol is None or not isinstance(symbol.node, TypeInfo):
+            missing.append(MISSING_LIBRARY_NAME.format(fullname=fullname, what=what))
+    return missing
 
 
 def check_module(hooks: ModuleHooks, reach: Reach) -> set[str]:
@@ -79,15 +103,13 @@ def check_module(hooks: ModuleHooks, reach: Reach) -> set[str]:
     hooks.report_deferred()
     if not hooks.sites:
         return set()
-    if privilege_marker(checker.modules) is None:
+    missing = missing_library_names(checker.modules)
+    if missing:
         first = min(hooks.sites.values(), key=lambda site: site.first_line)
-        checker.fail(
-            MISSING_LIBRARY_NAME.format(fullname=PRIVILEGED, what="the privilege marker"),
-            Context(line=first.first_line),
-            code=HOOK_BOUNDARY,
-        )
+        for message in missing:
+            checker.fail(message, Context(line=first.first_line), code=HOOK_BOUNDARY)
         return set()
-    reach.touched = set()
+    reach.start_module()
     walker = _Walker(checker, reach)
     for site in sorted(hooks.sites.values(), key=lambda site: site.first_line):
         walker.check(site)
@@ -119,6 +141,8 @@ class _Walker:
         self._check_ignores(site)
 
     def _finding(self, expr: Expression, hook_span: tuple[int, int]) -> _Finding | None:
+        if isinstance(expr, _LITERALS):
+            return None
         if isinstance(expr, NameExpr) and expr.is_inferred_def:
             return None  # ``x = value``: x has the type of value, which is checked itself
         typ = self._type(expr)
