@@ -35,6 +35,7 @@ from mypy.nodes import (
     IntExpr,
     MypyFile,
     NameExpr,
+    RefExpr,
     StrExpr,
     TypeInfo,
     Var,
@@ -85,7 +86,7 @@ _REQUIRED: Final = ((PRIVILEGED, "the privilege marker"), (HOOK_EVENT, "the even
 def missing_library_names(modules: dict[str, MypyFile]) -> list[str]:
     """Messages for the classes of ``llm_worker``/``pod`` the checks rely on and the build
     does not contain."""
-    missing = []
+    missing: list[str] = []
     for fullname, what in _REQUIRED:
         symbol = lookup_fully_qualified(fullname, modules)
         if symbol is None or not isinstance(symbol.node, TypeInfo):
@@ -153,6 +154,8 @@ class _Walker:
             text = self._reaches(typ)
             if text is not None:
                 return _Finding(HOOK_BOUNDARY, text, expr.line)
+        if not isinstance(expr, RefExpr):
+            return None
         target = definition(expr, self._checker)
         if target is None or target.module != self._module:
             return None
