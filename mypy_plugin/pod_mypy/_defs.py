@@ -7,8 +7,7 @@ type maps of the modules it imports are gone (and a cached module has no bodies 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import final
+from typing import NamedTuple, final
 
 from mypy.checker import TypeChecker
 from mypy.nodes import (
@@ -32,8 +31,7 @@ __all__ = ["Definition", "class_of", "definition", "function_of", "instance_clas
 
 
 @final
-@dataclass(frozen=True, slots=True)
-class Definition:
+class Definition(NamedTuple):
     """A function or class an expression refers to."""
 
     name: str

@@ -14,8 +14,7 @@ and reported with the walk.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TypeAlias, final
+from typing import NamedTuple, TypeAlias, final
 
 from mypy.checker import TypeChecker
 from mypy.errorcodes import ErrorCode
@@ -31,8 +30,7 @@ HookNode: TypeAlias = FuncItem | TypeInfo
 
 
 @final
-@dataclass(frozen=True, slots=True)
-class HookSite:
+class HookSite(NamedTuple):
     """One piece of hook code."""
 
     name: str
@@ -50,18 +48,17 @@ class HookSite:
 
 
 @final
-@dataclass(slots=True)
 class ModuleHooks:
     """The hook code of one module and the checker that checked it."""
 
-    checker: TypeChecker
-    sites: dict[int, HookSite] = field(default_factory=dict[int, HookSite])
-    """By node identity: callbacks may run more than once for a call (overloads, lambdas)."""
+    __slots__ = ("checker", "errors", "sites")
 
-    errors: dict[tuple[int, str], tuple[Context, ErrorCode]] = field(
-        default_factory=dict[tuple[int, str], tuple[Context, ErrorCode]]
-    )
-    """Deferred errors, by context identity and message."""
+    def __init__(self, checker: TypeChecker) -> None:
+        self.checker = checker
+        self.sites: dict[int, HookSite] = {}
+        """By node identity: callbacks may run more than once for a call (overloads, lambdas)."""
+        self.errors: dict[tuple[int, str], tuple[Context, ErrorCode]] = {}
+        """Deferred errors, by context identity and message."""
 
     def add(self, site: HookSite) -> None:
         self.sites.setdefault(id(site.node), site)

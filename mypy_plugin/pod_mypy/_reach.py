@@ -7,16 +7,16 @@ base class). So a ``Session`` holding a ``Worker`` reaches ``Worker`` via ``Sess
 
 Results per class are memoised for the whole build, together with the modules the answer
 depended on: the plugin reports those as indirect dependencies, so a warm cache re-checks a
-hook module when a class its hooks reach changes. Classes of the standard library are not
-scanned (they cannot name a privileged type); their type arguments still are.
+hook module when a class its hooks reach changes. Classes of the standard library and of
+llm-pod's own dependencies are not scanned: they cannot import ``llm_worker`` (that would be an
+import cycle), so they cannot name a privileged type. Their type arguments still are checked.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Final, final
+from typing import Final, NamedTuple, final
 
 from mypy.nodes import Decorator, FuncDef, OverloadedFuncDef, TypeInfo, Var
 from mypy.types import (
@@ -42,12 +42,22 @@ _NOT_SCANNED: Final = frozenset(sys.stdlib_module_names) | {
     "_typeshed",
     "typing_extensions",
     "mypy_extensions",
+    # llm-pod's dependencies (and the SDKs of its extras, with theirs)
+    "pydantic",
+    "pydantic_core",
+    "annotated_types",
+    "typing_inspection",
+    "rich",
+    "openai",
+    "anthropic",
+    "httpx",
+    "httpcore",
+    "anyio",
 }
 
 
 @final
-@dataclass(frozen=True, slots=True)
-class Path:
+class Path(NamedTuple):
     """How a type reaches a privileged class."""
 
     target: str
@@ -60,8 +70,7 @@ class Path:
 
 
 @final
-@dataclass(frozen=True, slots=True)
-class _Memo:
+class _Memo(NamedTuple):
     path: Path | None
     modules: frozenset[str]
 

@@ -17,8 +17,7 @@ its line, so it is itself reported (``hook-escape``) on a line it cannot silence
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Final, TypeAlias, final
+from typing import Final, NamedTuple, TypeAlias, final
 
 from mypy.checker import TypeChecker
 from mypy.errorcodes import ErrorCode
@@ -70,8 +69,7 @@ _LITERALS = (StrExpr, BytesExpr, IntExpr, FloatExpr, ComplexExpr, EllipsisExpr)
 
 
 @final
-@dataclass(frozen=True, slots=True)
-class _Finding:
+class _Finding(NamedTuple):
     code: ErrorCode
     text: str
     """What is wrong, without saying in which hook (``cast() is not allowed ...``)."""

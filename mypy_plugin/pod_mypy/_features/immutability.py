@@ -14,8 +14,7 @@ variables, classes the plugin does not know) is reported with the path to it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, final
+from typing import Any, NamedTuple, final
 
 from mypy.expandtype import expand_type_by_instance
 from mypy.messages import format_type
@@ -47,8 +46,7 @@ __all__ = ["on_event_declared"]
 
 
 @final
-@dataclass(frozen=True, slots=True)
-class _Problem:
+class _Problem(NamedTuple):
     path: str
     typ: Type
     model_kind: str | None = None
