@@ -27,7 +27,7 @@ __all__ = [
 PREVIEW_BYTES: Final = 512
 """Maximum UTF-8 length of every ``*_preview`` field; cuts fall on character boundaries."""
 
-_SUMMARY_CONFIG: Final = ConfigDict(frozen=True, extra="forbid")
+_SUMMARY_CONFIG: Final = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
 
 @final
