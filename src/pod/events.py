@@ -100,8 +100,9 @@ def _legal(decisions: object) -> tuple[type[BaseModel], ...]:
 def _decision_adapter(decision_types: tuple[type[BaseModel], ...]) -> TypeAdapter[Any]:
     if len(decision_types) == 1:
         return TypeAdapter(decision_types[0])
-    union = functools.reduce(operator.or_, decision_types)
-    return TypeAdapter(Annotated[union, Field(discriminator="decision")])
+    union: Any = functools.reduce(operator.or_, decision_types)
+    tagged: Any = Annotated[union, Field(discriminator="decision")]
+    return TypeAdapter(tagged)
 
 
 _CONTINUE: Final = Continue()
