@@ -17,9 +17,8 @@ This is the one place events are declared. Dispatch, the registry's checks, ``po
 from __future__ import annotations
 
 import functools
-import operator
 from dataclasses import dataclass
-from typing import Annotated, Any, Final, Generic, TypeVar, final, get_args
+from typing import Annotated, Any, Final, Generic, TypeVar, Union, final, get_args
 
 from pydantic import BaseModel, Field, TypeAdapter
 
@@ -100,8 +99,7 @@ def _legal(decisions: object) -> tuple[type[BaseModel], ...]:
 def _decision_adapter(decision_types: tuple[type[BaseModel], ...]) -> TypeAdapter[Any]:
     if len(decision_types) == 1:
         return TypeAdapter(decision_types[0])
-    union: Any = functools.reduce(operator.or_, decision_types)
-    tagged: Any = Annotated[union, Field(discriminator="decision")]
+    tagged: Any = Annotated[Union[decision_types], Field(discriminator="decision")]  # noqa: UP007
     return TypeAdapter(tagged)
 
 
