@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import logging
 from collections.abc import Sequence
@@ -269,3 +270,41 @@ async def test_the_default_summariser_sends_a_transcript_and_rejects_an_empty_an
     (transcript,) = sent
     assert isinstance(transcript, Message)
     assert transcript.text == "[user]\nhello\n\n[tool call 9: t]\n{}\n\n[tool result 9: t]\nok"
+
+
+class BlockingSummariser:
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def summarise(self, items: Sequence[Item], /) -> SummaryText:
+        self.started.set()
+        await self.release.wait()
+        return SummaryText(text="late summary")
+
+
+async def test_a_run_cancelled_during_compaction_loses_nothing_and_resumes() -> None:
+    agent = ScriptedAgent(rounds=4)
+    summariser = BlockingSummariser()
+    pod = Pod(
+        ScriptedClient(then=agent),
+        tools=[read_chunk],
+        system_prompt=SYSTEM_PROMPT,
+        summariser=summariser,
+        settings=PodSettings(compaction_threshold_tokens=300, compaction_keep_recent=2),
+    )
+    async with asyncio.TaskGroup() as group:
+        run = group.create_task(pod.run("read"))
+        await summariser.started.wait()
+        before = pod.history
+        run.cancel()
+    assert run.cancelled()
+    assert pod.history == before  # the summary never half-replaced anything
+    assert_well_formed(pod.history)
+
+    summariser.release.set()
+    result = await pod.resume()  # compaction is retried, then the run carries on
+    assert isinstance(result, Finished)
+    assert isinstance(pod.history[0], Summary)
+    assert pod.history[0].text == "late summary"
+    assert_well_formed(pod.history)
