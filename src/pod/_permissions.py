@@ -92,25 +92,7 @@ class PermissionRule(BaseModel, frozen=True, extra="forbid"):
 
     def matches(self, call: ToolCallSummary) -> bool:
         """Return whether every condition of this rule holds for ``call``."""
-        if not fnmatch.fnmatchcase(call.tool_name, self.tool):
-            return False
-        if self.path is None and self.command_prefix is None and not self.arguments:
-            return True
-        arguments = call.parsed_arguments()
-        if arguments is None:
-            return False
-        if self.path is not None:
-            path = arguments.get("path")
-            if not isinstance(path, str) or not fnmatch.fnmatchcase(_normalise(path), self.path):
-                return False
-        if self.command_prefix is not None:
-            command = arguments.get("command")
-            if not isinstance(command, str) or not self._command_matches(command):
-                return False
-        return all(
-            name in arguments and fnmatch.fnmatchcase(_as_text(arguments[name]), pattern)
-            for name, pattern in self.arguments.items()
-        )
+        return _rule_matches(self, call.tool_name, _LazyArguments(call))
 
     def describe(self) -> str:
         """The rule's conditions in one line (``tool=shell command_prefix='rm'``)."""
@@ -122,15 +104,55 @@ class PermissionRule(BaseModel, frozen=True, extra="forbid"):
         parts.extend(f"{name}={pattern}" for name, pattern in self.arguments.items())
         return " ".join(parts)
 
-    def _command_matches(self, command: str) -> bool:
-        assert self.command_prefix is not None
-        prefix = self.command_prefix.split()
-        if self.action == "allow":
-            return not _SHELL_SYNTAX.search(command) and command.split()[: len(prefix)] == prefix
-        return any(
-            segment.split()[: len(prefix)] == prefix
-            for segment in _COMMAND_SEPARATORS.split(command)
-        )
+
+@final
+class _LazyArguments:
+    """Parses a call's arguments at most once, when a rule first needs them."""
+
+    __slots__ = ("_call", "_parsed", "_value")
+
+    def __init__(self, call: ToolCallSummary) -> None:
+        self._call = call
+        self._parsed = False
+        self._value: dict[str, JsonValue] | None = None
+
+    def get(self) -> dict[str, JsonValue] | None:
+        if not self._parsed:
+            self._value = self._call.parsed_arguments()
+            self._parsed = True
+        return self._value
+
+
+def _rule_matches(rule: PermissionRule, tool_name: str, lazy: _LazyArguments) -> bool:
+    if not fnmatch.fnmatchcase(tool_name, rule.tool):
+        return False
+    if rule.path is None and rule.command_prefix is None and not rule.arguments:
+        return True
+    arguments = lazy.get()
+    if arguments is None:
+        return False
+    if rule.path is not None:
+        path = arguments.get("path")
+        if not isinstance(path, str) or not fnmatch.fnmatchcase(_normalise(path), rule.path):
+            return False
+    if rule.command_prefix is not None:
+        command = arguments.get("command")
+        if not isinstance(command, str):
+            return False
+        if not _command_matches(command, rule.command_prefix.split(), allow=rule.action == "allow"):
+            return False
+    return all(
+        name in arguments and fnmatch.fnmatchcase(_as_text(arguments[name]), pattern)
+        for name, pattern in rule.arguments.items()
+    )
+
+
+def _command_matches(command: str, prefix: list[str], *, allow: bool) -> bool:
+    if allow:  # fail closed: shell syntax could run more than the prefix names
+        return not _SHELL_SYNTAX.search(command) and command.split()[: len(prefix)] == prefix
+    return any(
+        segment.split()[: len(prefix)] == prefix for segment in _COMMAND_SEPARATORS.split(command)
+    )
 
 
 def _normalise(path: str) -> str:
@@ -186,7 +208,11 @@ class PermissionHook:
 
     def first_match(self, call: ToolCallSummary) -> int | None:
         """Return the 0-based index of the first rule matching ``call``, or ``None``."""
-        return next((i for i, rule in enumerate(self._rules) if rule.matches(call)), None)
+        lazy = _LazyArguments(call)
+        return next(
+            (i for i, rule in enumerate(self._rules) if _rule_matches(rule, call.tool_name, lazy)),
+            None,
+        )
 
     def __call__(self, call: ToolCallSummary) -> Continue | Skip:
         """Decide on ``call``: ``Continue`` if allowed, ``Skip(reason)`` if denied."""
@@ -198,7 +224,9 @@ class PermissionHook:
         rule = self._rules[index]
         if rule.action == "allow":
             return _CONTINUE
-        return Skip(reason=rule.reason or f"denied by permission rule {index + 1}")
+        return Skip(
+            reason=rule.reason or f"denied by permission rule {index + 1} ({rule.describe()})"
+        )
 
     def __repr__(self) -> str:
         return f"PermissionHook({len(self._rules)} rules, default={self._default!r})"

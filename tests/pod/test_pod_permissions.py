@@ -57,7 +57,7 @@ def test_the_first_matching_rule_wins() -> None:
         default="deny",
     )
     assert deny_first(call("shell", command="git push origin main")) == Skip(
-        reason="denied by permission rule 1"
+        reason="denied by permission rule 1 (tool=shell command_prefix='git push')"
     )
     assert deny_first(call("shell", command="git status")) == ALLOW
     allow_first = PermissionHook(list(reversed(deny_first.rules)))
