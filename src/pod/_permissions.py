@@ -269,9 +269,10 @@ class PermissionHook:
         lines = TomlLines(text)
         for key in document:
             if key not in _TOP_LEVEL_KEYS:
+                line = lines.key_line(key, stop=lines.first_table_line())
                 raise PermissionRulesError(
                     source=source,
-                    line=lines.key_line(key, stop=lines.first_table_line()),
+                    line=line if line is not None else lines.table_header_line(key),
                     problem=f"unknown key {key!r} (expected: default, [[rule]])",
                 )
         default = document.get("default", "deny")

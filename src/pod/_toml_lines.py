@@ -39,6 +39,11 @@ class TomlLines:
         header = re.compile(rf"^\s*\[\[\s*{_quoted_key(name)}\s*\]\]\s*(?:#.*)?$")
         return [number for number, line in self._lines if header.match(line)]
 
+    def table_header_line(self, name: str) -> int | None:
+        """The line of the first ``[name]`` or ``[[name]]`` header (also ``[name.sub]``)."""
+        header = re.compile(rf"^\s*\[\[?\s*{_quoted_key(name)}\s*[\].]")
+        return next((number for number, line in self._lines if header.match(line)), None)
+
     def key_line(self, key: str, *, first: int = 1, stop: int | None = None) -> int | None:
         """The first line in ``[first, stop)`` that assigns ``key`` (``key = ...``)."""
         assignment = re.compile(rf"^\s*{_quoted_key(key)}\s*=")

@@ -205,6 +205,11 @@ def test_rules_load_from_a_toml_file(tmp_path: Path) -> None:
             id="unknown-key",
         ),
         pytest.param(
+            RULES_TOML + "\n[settings]\nstrict = true\n",
+            r"^rules\.toml, line 20: unknown key 'settings' \(expected: default, \[\[rule\]\]\)$",
+            id="unknown-table",
+        ),
+        pytest.param(
             'rule = "allow everything"\n',
             r"^rules\.toml, line 1: 'rule' must be an array of tables: write each rule under "
             r"\[\[rule\]\]$",
