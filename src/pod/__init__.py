@@ -5,10 +5,17 @@ a decision legal for its event; nothing it receives leads back to the run's cont
 """
 
 from llm_worker import Abort as Abort
+from llm_worker import Aborted as Aborted
 from llm_worker import AbortInfo as AbortInfo
+from llm_worker import CallResolution as CallResolution
 from llm_worker import Continue as Continue
+from llm_worker import Finished as Finished
 from llm_worker import HookFailedError as HookFailedError
+from llm_worker import LimitReached as LimitReached
 from llm_worker import Pause as Pause
+from llm_worker import Paused as Paused
+from llm_worker import PausePoint as PausePoint
+from llm_worker import PendingCall as PendingCall
 from llm_worker import PostToolDecision as PostToolDecision
 from llm_worker import PreRequestDecision as PreRequestDecision
 from llm_worker import PreRequestInfo as PreRequestInfo
@@ -22,28 +29,58 @@ from llm_worker import TurnEndDecision as TurnEndDecision
 from llm_worker import TurnEndInfo as TurnEndInfo
 
 from . import events as events
+from ._errors import PermissionRulesError as PermissionRulesError
 from ._errors import PodError as PodError
 from ._errors import PodUsageError as PodUsageError
 from ._errors import RegistryFrozenError as RegistryFrozenError
 from ._errors import UnknownEventError as UnknownEventError
+from ._interceptors import NOTIFICATION_PREFIX as NOTIFICATION_PREFIX
+from ._permissions import PermissionAction as PermissionAction
+from ._permissions import PermissionHook as PermissionHook
+from ._permissions import PermissionRule as PermissionRule
+from ._pod import Pod as Pod
+from ._pod import PodResult as PodResult
 from ._registry import FailurePolicy as FailurePolicy
 from ._registry import FrozenHookRegistry as FrozenHookRegistry
 from ._registry import HookFn as HookFn
 from ._registry import HookRegistry as HookRegistry
+from ._settings import PodSettings as PodSettings
+from ._summariser import LlmSummariser as LlmSummariser
+from ._summariser import Summariser as Summariser
+from ._summariser import SummaryText as SummaryText
+from ._trace import TraceEvent as TraceEvent
+from ._trace import Tracer as Tracer
+from ._trace import TraceSource as TraceSource
 from .events import HookEvent as HookEvent
 
 __all__ = [
     "Abort",
     "AbortInfo",
+    "Aborted",
+    "CallResolution",
     "Continue",
     "FailurePolicy",
+    "Finished",
     "FrozenHookRegistry",
     "HookEvent",
     "HookFailedError",
     "HookFn",
     "HookRegistry",
+    "LimitReached",
+    "LlmSummariser",
+    "NOTIFICATION_PREFIX",
     "Pause",
+    "PausePoint",
+    "Paused",
+    "PendingCall",
+    "PermissionAction",
+    "PermissionHook",
+    "PermissionRule",
+    "PermissionRulesError",
+    "Pod",
     "PodError",
+    "PodResult",
+    "PodSettings",
     "PodUsageError",
     "PostToolDecision",
     "PreRequestDecision",
@@ -53,8 +90,13 @@ __all__ = [
     "PromptSubmitInfo",
     "RegistryFrozenError",
     "Skip",
+    "Summariser",
+    "SummaryText",
     "ToolCallSummary",
     "ToolResultSummary",
+    "TraceEvent",
+    "TraceSource",
+    "Tracer",
     "TurnEndDecision",
     "TurnEndInfo",
     "UnknownEventError",

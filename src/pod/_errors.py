@@ -5,13 +5,20 @@ PodError
  +-- PodUsageError             the programmer's fault, at start-up
       +-- RegistryFrozenError  a hook registered after the registry was frozen
       +-- UnknownEventError    a hook registered for an object that is not a catalogue event
+      +-- PermissionRulesError permission rules (e.g. a TOML file) are malformed
 HookFailedError (from llm_worker)  a hook raised, timed out or answered illegally at run time
 ```
 """
 
 from __future__ import annotations
 
-__all__ = ["PodError", "PodUsageError", "RegistryFrozenError", "UnknownEventError"]
+__all__ = [
+    "PermissionRulesError",
+    "PodError",
+    "PodUsageError",
+    "RegistryFrozenError",
+    "UnknownEventError",
+]
 
 
 class PodError(Exception):
@@ -40,3 +47,23 @@ class UnknownEventError(PodUsageError):
             f"{event!r} is not a hook event; use one of pod.events "
             "(PROMPT_SUBMIT, PRE_LLM_REQUEST, PRE_TOOL_CALL, POST_TOOL_CALL, TURN_END, ABORT)"
         )
+
+
+class PermissionRulesError(PodUsageError):
+    """Permission rules are malformed (bad TOML, an unknown field, an illegal value).
+
+    ``source`` names where the rules came from (a file path or ``<string>``), ``line`` is the
+    1-based line of the problem when it is known, ``rule`` the 1-based number of the rule
+    at fault (``None`` for a problem outside the rules).
+    """
+
+    def __init__(
+        self, *, source: str, problem: str, line: int | None = None, rule: int | None = None
+    ) -> None:
+        self.source = source
+        self.problem = problem
+        self.line = line
+        self.rule = rule
+        where = source if line is None else f"{source}, line {line}"
+        what = "" if rule is None else f"rule {rule}: "
+        super().__init__(f"{where}: {what}{problem}")
