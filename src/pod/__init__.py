@@ -23,6 +23,7 @@ from llm_worker import PreToolDecision as PreToolDecision
 from llm_worker import PromptSubmitDecision as PromptSubmitDecision
 from llm_worker import PromptSubmitInfo as PromptSubmitInfo
 from llm_worker import Skip as Skip
+from llm_worker import SnapshotError as SnapshotError
 from llm_worker import ToolCallSummary as ToolCallSummary
 from llm_worker import ToolResultSummary as ToolResultSummary
 from llm_worker import TurnEndDecision as TurnEndDecision
@@ -45,6 +46,7 @@ from ._registry import FrozenHookRegistry as FrozenHookRegistry
 from ._registry import HookFn as HookFn
 from ._registry import HookRegistry as HookRegistry
 from ._settings import PodSettings as PodSettings
+from ._snapshot import PodSnapshot as PodSnapshot
 from ._summariser import LlmSummariser as LlmSummariser
 from ._summariser import Summariser as Summariser
 from ._summariser import SummaryText as SummaryText
@@ -81,6 +83,7 @@ __all__ = [
     "PodError",
     "PodResult",
     "PodSettings",
+    "PodSnapshot",
     "PodUsageError",
     "PostToolDecision",
     "PreRequestDecision",
@@ -90,6 +93,7 @@ __all__ = [
     "PromptSubmitInfo",
     "RegistryFrozenError",
     "Skip",
+    "SnapshotError",
     "Summariser",
     "SummaryText",
     "ToolCallSummary",

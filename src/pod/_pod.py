@@ -34,6 +34,7 @@ from llm_worker import (
     Worker,
     WorkerResult,
     WorkerStateError,
+    WorkerStatus,
     Yielded,
 )
 
@@ -48,6 +49,7 @@ from ._interceptors import (
 from ._permissions import PermissionHook
 from ._registry import FrozenHookRegistry, HookRegistry
 from ._settings import PodSettings
+from ._snapshot import PodSnapshot
 from ._summariser import LlmSummariser, Summariser
 from ._trace import TraceEvent, Tracer, TracingHookPort
 
@@ -196,6 +198,44 @@ class Pod:
             return await self._settle(await self._worker.resume(decisions))
         finally:
             self._busy = False
+
+    # -- saving and restoring -------------------------------------------------------------
+
+    def snapshot(self) -> PodSnapshot:
+        """Save the run (typically a paused one) to resume it elsewhere.
+
+        The pending notifications are copied, not taken: do not keep using this Pod and the
+        restored one for the same run.
+
+        Raises:
+            WorkerStateError: the Pod is running.
+        """
+        if self._busy:
+            raise WorkerStateError("cannot snapshot a running Pod")
+        return PodSnapshot(
+            worker=self._worker.snapshot(),
+            pending_notifications=self._notifications.peek_all(),
+            summary_usage=tuple(self._summary_usage),
+        )
+
+    def restore(self, snapshot: PodSnapshot) -> None:
+        """Take over a saved run in this fresh Pod (built with the same configuration).
+
+        Raises:
+            PodUsageError: this Pod has already run, holds history or pending notifications.
+            SnapshotError: the snapshot is inconsistent (nothing is changed).
+        """
+        if self._busy or self._worker.turn != -1 or self._worker.history or self._notifications:
+            raise PodUsageError("restore a snapshot into a fresh Pod that has not run yet")
+        self._worker.restore(snapshot.worker)
+        for text in snapshot.pending_notifications:
+            self._notifications.push(text)
+        self._summary_usage = list(snapshot.summary_usage)
+
+    @property
+    def status(self) -> WorkerStatus:
+        """``idle``, ``running`` or ``paused`` (``resume`` continues a paused run)."""
+        return self._worker.status
 
     def notify(self, text: str) -> None:
         """Queue a notification for the model; thread-safe, callable at any time.

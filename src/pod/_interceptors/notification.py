@@ -58,6 +58,11 @@ class NotificationQueue:
             self._pending.clear()
         return taken
 
+    def peek_all(self) -> tuple[str, ...]:
+        """Return every pending text, oldest first, leaving them queued."""
+        with self._lock:
+            return tuple(self._pending)
+
     def __len__(self) -> int:
         with self._lock:
             return len(self._pending)
