@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -17,6 +18,7 @@ from llm_worker import (
     CallResolution,
     Continue,
     Finished,
+    Item,
     LimitReached,
     Pause,
     Paused,
@@ -127,9 +129,9 @@ def make_worker(
     return worker, client
 
 
-def assert_only_open_calls(worker: Worker) -> None:
+def assert_only_open_calls(history: Iterable[Item]) -> None:
     """While paused, the calls of the reply in progress may lack results; nothing else."""
-    for problem in pairing_problems(worker.history):
+    for problem in pairing_problems(history):
         assert problem.endswith("has no result"), problem
 
 
@@ -149,7 +151,7 @@ async def drive(plan: list[list[str] | list[PlannedCall]], *, through_json: bool
     result: WorkerResult = await worker.run("go")
     while isinstance(result, Paused):
         event("paused and resumed")
-        assert_only_open_calls(worker)
+        assert_only_open_calls(worker.history)
         decisions = resolutions(result, by_id)
         if through_json:
             used += len(client.requests)
@@ -190,7 +192,7 @@ def test_cancelling_at_any_moment_leaves_a_well_formed_history(
             await task
         event(f"cancelled: {task.cancelled()}")
         if worker.status == "paused":  # it paused before the cancellation came
-            assert_only_open_calls(worker)
+            assert_only_open_calls(worker.history)
         else:
             assert worker.status == "idle"
             assert_well_formed(worker.history)
