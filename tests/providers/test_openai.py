@@ -213,6 +213,37 @@ async def test_reasoning_from_a_local_server_is_kept_but_not_sent_back(
     ]
 
 
+async def test_calls_without_ids_get_unique_ones(
+    server: Any, make_client: MakeClient, session: Any
+) -> None:
+    call = {"type": "function", "function": {"name": "add", "arguments": '{"a":1,"b":1}'}}
+    server.reply_json(
+        {
+            "id": "chatcmpl-3",
+            "object": "chat.completion",
+            "created": 1,
+            "model": "llama",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": None, "tool_calls": [call, call]},
+                    "finish_reason": "stop",
+                }
+            ],
+        }
+    )
+    server.reply_json("openai_reply3_text.json")
+    worker = Worker(make_client(), tools=session.tools)
+
+    await worker.run("1 + 1, twice")
+
+    calls = [item for item in worker.history if isinstance(item, ToolCall)]
+    results = [item for item in worker.history if isinstance(item, ToolResult)]
+    assert len({c.call_id for c in calls}) == 2
+    assert [r.call_id for r in results] == [c.call_id for c in calls]
+    assert [r.content for r in results] == ["2", "2"]
+
+
 def _request(text: str = "hi") -> LlmRequest:
     return LlmRequest(items=[Message(role="user", text=text)])
 
@@ -273,7 +304,7 @@ async def test_a_dropped_stream_aborts_and_leaves_history_as_it_was(
     client = make_client(stream=True)
 
     with pytest.raises(
-        LlmClientError, match=r"^openai: the stream (ended before|was cut)"
+        LlmClientError, match=r"^openai: the stream (ended before|was cut|broke)"
     ) as caught:
         await client.complete(_request())
     assert caught.value.retryable
