@@ -19,14 +19,14 @@ from typing import Final
 from .._client import LlmClient
 from ._anthropic import DEFAULT_MAX_TOKENS as DEFAULT_MAX_TOKENS
 from ._anthropic import AnthropicClient as AnthropicClient
-from ._anthropic import build_anthropic_payload as build_anthropic_payload
+from ._anthropic_wire import build_anthropic_payload as build_anthropic_payload
 from ._common import SUMMARY_HEADER as SUMMARY_HEADER
 from ._errors import MissingCredentialsError as MissingCredentialsError
 from ._errors import MissingExtraError as MissingExtraError
 from ._errors import ModelSpecError as ModelSpecError
 from ._errors import ProviderSetupError as ProviderSetupError
 from ._openai import OpenAIChatClient as OpenAIChatClient
-from ._openai import build_openai_payload as build_openai_payload
+from ._openai_wire import build_openai_payload as build_openai_payload
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
