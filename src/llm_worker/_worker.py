@@ -232,7 +232,7 @@ class Worker(Privileged):
         try:
             return await work
         except HookFailedError as exc:
-            return await self._abort(str(exc))
+            return await self._abort(str(exc), error=exc)
         except BaseException:
             # Cancellation or a bug: close what is open so the history stays well-formed.
             self._close_batch("not run: the run was cancelled")
@@ -328,7 +328,7 @@ class Worker(Privileged):
         try:
             response = await self._client.complete(request)
         except LlmClientError as exc:
-            return await self._abort(f"model request failed: {exc}")
+            return await self._abort(f"model request failed: {exc}", error=exc)
         request_index = state.request_index
         state.request_index += 1
         if response.usage is not None:
@@ -621,7 +621,7 @@ class Worker(Privileged):
             return []
         return [c for c in batch.calls if c.decision == "undecided"]
 
-    async def _abort(self, reason: str) -> Aborted:
+    async def _abort(self, reason: str, *, error: Exception | None = None) -> Aborted:
         state = self._state
         self._close_batch(f"not run: the run was aborted ({reason})")
         state.status = "idle"
@@ -632,7 +632,8 @@ class Worker(Privileged):
             await self._hooks.abort(AbortInfo(reason=reason, turn=state.turn))
         except HookFailedError as exc:
             reason = f"{reason} (then {exc})"
-        return Aborted(reason=reason, turn=state.turn)
+        error_type = None if error is None else type(error).__name__
+        return Aborted(reason=reason, turn=state.turn, error_type=error_type)
 
     def _meta(self, call_state: CallState, batch: ToolBatch) -> ToolMeta:
         return ToolMeta(
