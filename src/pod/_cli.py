@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from . import events
+from ._cli_run import EPILOG, RUN_DESCRIPTION, add_run_arguments, run_command
 
 __all__ = ["main"]
 
@@ -49,6 +50,14 @@ def _parser() -> argparse.ArgumentParser:
         "event",
         nargs="?",
         help="one event (e.g. pre_tool_call); all events when omitted",
+    )
+    add_run_arguments(
+        commands.add_parser(
+            "run",
+            help="run one prompt against a real model, with a live trace",
+            description=RUN_DESCRIPTION,
+            epilog=EPILOG,
+        )
     )
     return parser
 
@@ -97,6 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``pod`` command; return its exit code."""
     args = _parser().parse_args(argv)
     console = Console()
+    errors = Console(stderr=True)
     if args.command == "demo":
         from ._demo import run_demo
 
@@ -107,7 +117,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             document = schemas(args.event)
         except KeyError as exc:
-            Console(stderr=True).print(f"[red]error:[/] {exc.args[0]}")
+            errors.print(f"[bold red]error:[/] {exc.args[0]}")
             return EXIT_USAGE
         sys.stdout.write(json.dumps(document, indent=2) + "\n")
+    elif args.command == "run":
+        return run_command(args, console, errors)
     return 0

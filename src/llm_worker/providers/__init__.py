@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from .._client import LlmClient
 from ._anthropic import DEFAULT_MAX_TOKENS as DEFAULT_MAX_TOKENS
 from ._anthropic import AnthropicClient as AnthropicClient
 from ._anthropic_wire import build_anthropic_payload as build_anthropic_payload
@@ -56,7 +55,7 @@ def client_from_spec(
     on_text: Callable[[str], None] | None = None,
     max_retries: int | None = None,
     timeout: float | None = None,
-) -> LlmClient:
+) -> OpenAIChatClient | AnthropicClient:
     """Build a client from a model spec such as ``"openai:gpt-4o-mini"``.
 
     Args:
