@@ -22,10 +22,15 @@ from llm_worker import TurnEndDecision as TurnEndDecision
 from llm_worker import TurnEndInfo as TurnEndInfo
 
 from . import events as events
+from ._command_hook import CommandHook as CommandHook
+from ._command_hook import CommandMode as CommandMode
+from ._errors import CommandHookError as CommandHookError
 from ._errors import PodError as PodError
 from ._errors import PodUsageError as PodUsageError
 from ._errors import RegistryFrozenError as RegistryFrozenError
 from ._errors import UnknownEventError as UnknownEventError
+from ._hook_config import ConfiguredCommandHook as ConfiguredCommandHook
+from ._hook_config import load_command_hooks as load_command_hooks
 from ._registry import FailurePolicy as FailurePolicy
 from ._registry import FrozenHookRegistry as FrozenHookRegistry
 from ._registry import HookFn as HookFn
@@ -35,6 +40,10 @@ from .events import HookEvent as HookEvent
 __all__ = [
     "Abort",
     "AbortInfo",
+    "CommandHook",
+    "CommandHookError",
+    "CommandMode",
+    "ConfiguredCommandHook",
     "Continue",
     "FailurePolicy",
     "FrozenHookRegistry",
@@ -59,4 +68,5 @@ __all__ = [
     "TurnEndInfo",
     "UnknownEventError",
     "events",
+    "load_command_hooks",
 ]
