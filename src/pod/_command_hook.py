@@ -25,7 +25,7 @@ import json
 import math
 import os
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any, Final, Generic, Literal, TypeAlias, TypeVar, cast, final
 
 import pydantic_core
@@ -146,6 +146,22 @@ class _PersistentState:
         self.loop = loop
         self.lock = asyncio.Lock()
         self.process: LineProcess | None = None
+        self.keeper: AsyncGenerator[None, None] | None = None
+
+
+async def _keep(state: _PersistentState, grace: float) -> AsyncGenerator[None, None]:
+    """Stay suspended while ``state`` is in use; on close, end its process.
+
+    An event loop closes the async generators still suspended when it shuts down
+    (``asyncio.run`` and ``asyncio.Runner`` do), so a persistent command never outlives the
+    loop that started it, even if nobody calls ``aclose``.
+    """
+    try:
+        yield
+    finally:
+        process, state.process = state.process, None
+        if process is not None:
+            await process.close(grace=grace)
 
 
 @final
@@ -292,6 +308,9 @@ class CommandHook(Generic[InputT, DecisionT]):
                         state.process = await LineProcess.start(
                             self._argv, cwd=self._cwd, env=self._env
                         )
+                        if state.keeper is None:
+                            state.keeper = _keep(state, self._grace())
+                            await anext(state.keeper)
                     answer = await state.process.exchange(line)
                     return answer, state.process.stderr_text()
             except BaseException as exc:
@@ -314,9 +333,11 @@ class CommandHook(Generic[InputT, DecisionT]):
                 state.process.abandon()
             return
         async with state.lock:
-            if state.process is not None:
-                await state.process.close(grace=min(self._timeout, _SHUTDOWN_GRACE))
-                state.process = None
+            if state.keeper is not None:
+                await state.keeper.aclose()
+
+    def _grace(self) -> float:
+        return min(self._timeout, _SHUTDOWN_GRACE)
 
     async def __aenter__(self) -> CommandHook[InputT, DecisionT]:
         return self

@@ -72,6 +72,18 @@ def _exit_problem(returncode: int) -> str:
     return f"exited with status {returncode}"
 
 
+def _has_exited(pid: int) -> bool:
+    """Whether our child ``pid`` has exited, asked now rather than when the event loop hears
+    of it, and without reaping it (the loop's child watcher does that)."""
+    if not hasattr(os, "waitid"):  # macOS: rely on the event loop having heard
+        return False
+    try:
+        status = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:  # reaped already
+        return True
+    return status is not None
+
+
 @final
 class _Protocol(asyncio.SubprocessProtocol):
     """Collects bounded output and tells when the command exits and when its pipes close."""
@@ -80,8 +92,10 @@ class _Protocol(asyncio.SubprocessProtocol):
         self.stdout = bytearray()
         self.stderr_tail = bytearray()
         self.overflowed = False
-        self.exited: asyncio.Future[None] = loop.create_future()
-        self.closed: asyncio.Future[None] = loop.create_future()
+        self.loop = loop
+        # Events, not futures: a cancelled waiter must not cancel what others wait for.
+        self.exited = asyncio.Event()
+        self.closed = asyncio.Event()
         self.changed = asyncio.Event()
         self.pgid: int | None = None
 
@@ -106,14 +120,12 @@ class _Protocol(asyncio.SubprocessProtocol):
 
     @override
     def process_exited(self) -> None:
-        if not self.exited.done():
-            self.exited.set_result(None)
+        self.exited.set()
         self.changed.set()
 
     @override
     def connection_lost(self, exc: Exception | None) -> None:
-        if not self.closed.done():
-            self.closed.set_result(None)
+        self.closed.set()
         self.changed.set()
 
     def stderr_text(self) -> str:
@@ -144,14 +156,14 @@ async def _spawn(
 
 async def _dispose(transport: asyncio.SubprocessTransport, protocol: _Protocol) -> None:
     """Kill the group, close our pipe ends and wait (bounded) until the command is reaped."""
-    if protocol.closed.done():  # exited, reaped, stragglers killed: nothing left to kill
+    if protocol.closed.is_set():  # exited, reaped, stragglers killed: nothing left to kill
         transport.close()
         return
     kill_group(transport.get_pid())
     transport.close()
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(_REAP_GRACE):
-            await asyncio.shield(protocol.closed)
+            await protocol.closed.wait()
 
 
 async def run_once(
@@ -179,9 +191,9 @@ async def run_once(
             # A command may exit without reading stdin: the broken pipe is not its failure.
             stdin.write(request)
             stdin.write_eof()
-            await protocol.exited
+            await protocol.exited.wait()
             kill_group(transport.get_pid())  # whatever it left behind
-            await protocol.closed
+            await protocol.closed.wait()
     except TimeoutError:
         problem = f"timed out after {timeout:g}s"
         raise (protocol.failure(problem) if protocol else ProcessFailure(problem)) from None
@@ -228,7 +240,7 @@ class LineProcess:
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
         """The event loop the process belongs to (it can only be awaited from there)."""
-        return self._protocol.exited.get_loop()
+        return self._protocol.loop
 
     def stderr_text(self) -> str:
         """The end of what the process wrote on stderr so far (at most 2 KB, decoded)."""
@@ -237,7 +249,9 @@ class LineProcess:
     @property
     def alive(self) -> bool:
         """Whether it can take a request: running, in sync, and not closed."""
-        return not (self._broken or self._protocol.exited.done() or self._transport.is_closing())
+        if self._broken or self._protocol.exited.is_set() or self._transport.is_closing():
+            return False
+        return not _has_exited(self._transport.get_pid())
 
     async def exchange(self, line: bytes) -> bytes:
         """Write one request line and return the response line (without its newline).
@@ -258,10 +272,15 @@ class LineProcess:
         while b"\n" not in protocol.stdout:
             if protocol.overflowed:
                 raise protocol.failure(f"printed more than {MAX_OUTPUT_BYTES} bytes on stdout")
-            if protocol.exited.done():
+            if protocol.closed.is_set():  # exited, and every pipe drained: no answer is coming
                 returncode = self._transport.get_returncode()
                 problem = _exit_problem(returncode) if returncode is not None else "exited"
                 raise protocol.failure(f"{problem} before answering")
+            if protocol.exited.is_set():
+                # Its last words may still be in the pipe; stragglers must not keep it open.
+                kill_group(self._transport.get_pid())
+                await protocol.closed.wait()
+                continue
             protocol.changed.clear()
             await protocol.changed.wait()
         answer, _, rest = bytes(protocol.stdout).partition(b"\n")
@@ -280,7 +299,7 @@ class LineProcess:
                 stdin.write_eof()
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(grace):
-                    await asyncio.shield(self._protocol.exited)
+                    await self._protocol.exited.wait()
         await _dispose(self._transport, self._protocol)
 
     def abandon(self) -> None:
