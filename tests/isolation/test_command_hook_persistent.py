@@ -9,7 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from pod import AbortInfo, CommandHook, CommandHookError, Skip, ToolCallSummary, events
+from pod import (
+    AbortInfo,
+    CommandHook,
+    CommandHookError,
+    PreToolDecision,
+    Skip,
+    ToolCallSummary,
+    events,
+)
 
 from .conftest import ScriptFactory, wait_until_dead, zombie_children
 
@@ -46,7 +54,9 @@ def call(tool_name: str, call_id: str = "c") -> ToolCallSummary:
     return ToolCallSummary(call_id=call_id, tool_name=tool_name, arguments="{}", turn=0)
 
 
-def persistent(argv: list[str], timeout: float = 30) -> CommandHook[ToolCallSummary, object]:
+def persistent(
+    argv: list[str], timeout: float = 30
+) -> CommandHook[ToolCallSummary, PreToolDecision]:
     return CommandHook(events.PRE_TOOL_CALL, argv, timeout=timeout, mode="persistent")
 
 
@@ -158,8 +168,8 @@ async def test_abort_events_need_an_answer_line_whose_content_is_ignored(
         """
     )
     async with CommandHook(events.ABORT, argv, mode="persistent") as hook:
-        assert await hook(AbortInfo(reason="one", turn=0)) is None
-        assert await hook(AbortInfo(reason="two", turn=1)) is None
+        assert await hook(AbortInfo(reason="one", turn=0)) is None  # type: ignore[func-returns-value]
+        assert await hook(AbortInfo(reason="two", turn=1)) is None  # type: ignore[func-returns-value]
     assert log.read_text().count('"event":"abort"') == 2
 
 
