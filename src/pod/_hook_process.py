@@ -12,7 +12,7 @@ We use ``loop.subprocess_exec`` with our own protocol rather than ``create_subpr
 on 3.11 ``Process.wait()`` returns only once every pipe is closed, so a grandchild holding
 stdout would keep us waiting until the timeout; the protocol hears the exit itself.
 
-Failures are raised as :class:`_Failure` (a problem and the stderr tail); ``CommandHook``
+Failures are raised as :class:`ProcessFailure` (a problem and the stderr tail); ``CommandHook``
 turns them into ``CommandHookError`` naming the command.
 """
 
