@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -81,11 +82,11 @@ async def test_a_script_sleeping_past_the_timeout_is_killed_with_its_stderr_kept
         """
     )
     with pytest.raises(CommandHookError) as failure:
-        await hook(argv, timeout=0.5)(CALL)
-    assert failure.value.problem == "timed out after 0.5s"
+        await hook(argv, timeout=1.5)(CALL)
+    assert failure.value.problem == "timed out after 1.5s"
     assert failure.value.stderr == "thinking hard"
     assert str(failure.value) == (
-        f"command `{' '.join(argv)}` timed out after 0.5s; stderr: thinking hard"
+        f"command `{' '.join(argv)}` timed out after 1.5s; stderr: thinking hard"
     )
     assert zombie_children() == []
 
@@ -327,3 +328,19 @@ def test_a_command_hook_describes_itself() -> None:
     assert registry.freeze().hooks_for(events.PRE_TOOL_CALL) == (
         f"pod._command_hook.CommandHook({sys.executable} 'my policy.py')",
     )
+
+
+async def test_the_command_inherits_the_environment_unless_given_one(
+    script: ScriptFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("POD_TEST_SECRET", "hunter2")
+    argv = script(
+        """
+        import json, os
+        secret = os.environ.get("POD_TEST_SECRET", "none")
+        print(json.dumps({"decision": "skip", "reason": secret}))
+        """
+    )
+    assert await hook(argv)(CALL) == Skip(reason="hunter2")
+    clean = CommandHook(events.PRE_TOOL_CALL, argv, env={"PATH": os.environ["PATH"]})
+    assert await clean(CALL) == Skip(reason="none")

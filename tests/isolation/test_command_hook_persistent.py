@@ -13,6 +13,7 @@ from pod import (
     AbortInfo,
     CommandHook,
     CommandHookError,
+    Continue,
     PreToolDecision,
     Skip,
     ToolCallSummary,
@@ -138,20 +139,27 @@ async def test_two_lines_for_one_request_break_the_framing_and_restart_it(
     assert (second != first, count) == (True, 1)
 
 
-async def test_output_nobody_asked_for_fails_the_next_event(script: ScriptFactory) -> None:
+async def test_output_nobody_asked_for_fails_the_next_event(
+    script: ScriptFactory, tmp_path: Path
+) -> None:
+    said_more = tmp_path / "said_more"
     argv = script(
-        """
+        f"""
         import sys, time
         for line in sys.stdin:
-            print('{"decision": "continue"}', flush=True)
+            print('{{"decision": "continue"}}', flush=True)
             time.sleep(0.05)
             print("and another thing", flush=True)
+            open({str(said_more)!r}, "w").close()
         """
     )
     async with persistent(argv) as hook:
-        await hook(call("read"))
-        await asyncio.sleep(0.5)  # let the stray line arrive
-        with pytest.raises(CommandHookError, match=r"printed output nobody asked for"):
+        assert await hook(call("read")) == Continue()
+        while not said_more.exists():  # noqa: ASYNC110  # the stray line is in the pipe
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.1)  # for the event loop to read it
+        # Read between requests, or taken for the answer: either way the event fails.
+        with pytest.raises(CommandHookError, match=r"nobody asked for|printed something"):
             await hook(call("read"))
 
 

@@ -116,9 +116,10 @@ async def run_with_failing_hook(
     command = " ".join(argv)
     ran: list[str] = []
     registry = HookRegistry()
-    registry.on(
-        events.PRE_TOOL_CALL, CommandHook(events.PRE_TOOL_CALL, argv, timeout=1), on_error=on_error
-    )
+    # Only the sleeper should time out, however loaded the machine.
+    timeout = 1 if failure == "timeout" else 30
+    policy = CommandHook(events.PRE_TOOL_CALL, argv, timeout=timeout)
+    registry.on(events.PRE_TOOL_CALL, policy, on_error=on_error)
     client = ScriptedClient(
         [
             ScriptedReply(calls=[ScriptedCall("delete", {"path": "/x"}, call_id="a")]),
