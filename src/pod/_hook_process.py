@@ -54,7 +54,7 @@ class ProcessFailure(Exception):
         super().__init__(problem)
 
 
-def kill_group(pgid: int) -> None:
+def _kill_group(pgid: int) -> None:
     """SIGKILL every process of the group (gone already is fine)."""
     # The group outlives its leader while any member lives, so its id cannot be reused
     # before the last straggler is dead.
@@ -110,7 +110,7 @@ class _Protocol(asyncio.SubprocessProtocol):
             if len(self.stdout) + len(data) > MAX_OUTPUT_BYTES:
                 self.overflowed = True
                 if self.pgid is not None:
-                    kill_group(self.pgid)
+                    _kill_group(self.pgid)
             else:
                 self.stdout += data
         elif fd == 2:
@@ -159,7 +159,7 @@ async def _dispose(transport: asyncio.SubprocessTransport, protocol: _Protocol) 
     if protocol.closed.is_set():  # exited, reaped, stragglers killed: nothing left to kill
         transport.close()
         return
-    kill_group(transport.get_pid())
+    _kill_group(transport.get_pid())
     transport.close()
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(_REAP_GRACE):
@@ -192,7 +192,7 @@ async def run_once(
             stdin.write(request)
             stdin.write_eof()
             await protocol.exited.wait()
-            kill_group(transport.get_pid())  # whatever it left behind
+            _kill_group(transport.get_pid())  # whatever it left behind
             await protocol.closed.wait()
     except TimeoutError:
         problem = f"timed out after {timeout:g}s"
@@ -278,7 +278,7 @@ class LineProcess:
                 raise protocol.failure(f"{problem} before answering")
             if protocol.exited.is_set():
                 # Its last words may still be in the pipe; stragglers must not keep it open.
-                kill_group(self._transport.get_pid())
+                _kill_group(self._transport.get_pid())
                 await protocol.closed.wait()
                 continue
             protocol.changed.clear()
@@ -305,6 +305,6 @@ class LineProcess:
     def abandon(self) -> None:
         """Kill the group without waiting: the process belongs to an event loop that is no
         longer running, so it cannot be awaited (that loop's child watcher reaps it)."""
-        kill_group(self._transport.get_pid())
+        _kill_group(self._transport.get_pid())
         with contextlib.suppress(RuntimeError):  # its loop is closed
             self._transport.close()
