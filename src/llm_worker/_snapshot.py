@@ -8,9 +8,9 @@ another format version.
 
 from __future__ import annotations
 
-import json
 from typing import Final, Literal, final
 
+import pydantic_core
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ._errors import SnapshotError
@@ -46,8 +46,10 @@ class WorkerSnapshot(BaseModel):
             SnapshotError: not JSON, not a snapshot, another version, or inconsistent.
         """
         try:
-            raw: object = json.loads(data)
-        except (ValueError, UnicodeDecodeError) as exc:
+            # Strict, unlike json.loads: invalid UTF-8, lone surrogate escapes (which could
+            # not be saved again), NaN and absurd nesting are all refused as ValueError.
+            raw: object = pydantic_core.from_json(data, allow_inf_nan=False)
+        except ValueError as exc:
             raise SnapshotError(f"not a snapshot: invalid JSON ({exc})") from exc
         if not isinstance(raw, dict) or raw.get("format") != SNAPSHOT_FORMAT:  # pyright: ignore[reportUnknownMemberType]
             raise SnapshotError(f"not a snapshot: expected format {SNAPSHOT_FORMAT!r}")

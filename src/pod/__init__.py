@@ -30,11 +30,16 @@ from llm_worker import TurnEndDecision as TurnEndDecision
 from llm_worker import TurnEndInfo as TurnEndInfo
 
 from . import events as events
+from ._command_hook import CommandHook as CommandHook
+from ._command_hook import CommandMode as CommandMode
+from ._errors import CommandHookError as CommandHookError
 from ._errors import PermissionRulesError as PermissionRulesError
 from ._errors import PodError as PodError
 from ._errors import PodUsageError as PodUsageError
 from ._errors import RegistryFrozenError as RegistryFrozenError
 from ._errors import UnknownEventError as UnknownEventError
+from ._hook_config import ConfiguredCommandHook as ConfiguredCommandHook
+from ._hook_config import load_command_hooks as load_command_hooks
 from ._interceptors import NOTIFICATION_PREFIX as NOTIFICATION_PREFIX
 from ._permissions import PermissionAction as PermissionAction
 from ._permissions import PermissionHook as PermissionHook
@@ -60,6 +65,10 @@ __all__ = [
     "AbortInfo",
     "Aborted",
     "CallResolution",
+    "CommandHook",
+    "CommandHookError",
+    "CommandMode",
+    "ConfiguredCommandHook",
     "Continue",
     "FailurePolicy",
     "Finished",
@@ -105,4 +114,5 @@ __all__ = [
     "TurnEndInfo",
     "UnknownEventError",
     "events",
+    "load_command_hooks",
 ]

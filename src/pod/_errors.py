@@ -6,6 +6,10 @@ PodError
       +-- RegistryFrozenError  a hook registered after the registry was frozen
       +-- UnknownEventError    a hook registered for an object that is not a catalogue event
       +-- PermissionRulesError permission rules (e.g. a TOML file) are malformed
+
+
+ +-- CommandHookError          a hook command failed: did not start, crashed, timed out, or
+                               printed something that is not a decision legal for its event
 HookFailedError (from llm_worker)  a hook raised, timed out or answered illegally at run time
 ```
 """
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 __all__ = [
     "PermissionRulesError",
+    "CommandHookError",
     "PodError",
     "PodUsageError",
     "RegistryFrozenError",
@@ -67,3 +72,21 @@ class PermissionRulesError(PodUsageError):
         where = source if line is None else f"{source}, line {line}"
         what = "" if rule is None else f"rule {rule}: "
         super().__init__(f"{where}: {what}{problem}")
+
+
+class CommandHookError(PodError):
+    """A :class:`~pod.CommandHook`'s command failed at run time (the command's fault, not the
+    caller's): it could not start, crashed, timed out, exited non-zero, or printed something
+    that is not a decision its event allows.
+
+    Raised from the hook, so the registration's failure policy applies: under ``"abort"`` the
+    run ends with a reason that contains this message. ``stderr`` is the end of what the
+    command wrote there (at most 2 KB, decoded leniently).
+    """
+
+    def __init__(self, *, command: str, problem: str, stderr: str = "") -> None:
+        self.command = command
+        self.problem = problem
+        self.stderr = stderr
+        detail = f"; stderr: {stderr}" if stderr else ""
+        super().__init__(f"command `{command}` {problem}{detail}")
