@@ -32,6 +32,7 @@ from llm_worker.providers import (
 
 from ._demo import render_trace_event
 from ._errors import PodUsageError
+from ._hook_config import load_command_hooks
 from ._permissions import PermissionHook
 from ._pod import Pod, PodResult
 from ._registry import FrozenHookRegistry, HookRegistry
@@ -76,7 +77,11 @@ def add_run_arguments(run: argparse.ArgumentParser) -> None:
     )
     run.add_argument("--base-url", help="API root (a local OpenAI-compatible server, a proxy)")
     run.add_argument("--api-key", help="API key (default: OPENAI_API_KEY / ANTHROPIC_API_KEY)")
-    run.add_argument("--rules", type=Path, help="permission rules (TOML); unmatched calls denied")
+    run.add_argument(
+        "--rules",
+        type=Path,
+        help="permission rules and command hooks (TOML); calls no rule allows are denied",
+    )
     run.add_argument(
         "--hooks", action="append", default=[], help="a HookRegistry as module:attr or file.py:attr"
     )
@@ -125,7 +130,7 @@ def run_command(args: argparse.Namespace, console: Console, errors: Console) -> 
         return fail(EXIT_USAGE, str(exc))
     try:
         permissions = PermissionHook.from_toml(args.rules) if args.rules else None
-        hooks = _load_hooks(args.hooks)
+        hooks = _policy_commands(args.rules).then(_load_hooks(args.hooks))
         tools = [*workspace_tools(args.workdir), *_load_tools(args.tools)]
         pod = Pod(
             client,
@@ -225,15 +230,23 @@ def _import(name: str) -> ModuleType:
     return module
 
 
-def _load_hooks(specs: Iterable[str]) -> FrozenHookRegistry | None:
-    combined: FrozenHookRegistry | None = None
+def _policy_commands(rules: Path | None) -> FrozenHookRegistry:
+    """The ``[[hook]]`` commands of the rules file: asked after the rules, before user hooks."""
+    registry = HookRegistry()
+    for configured in load_command_hooks(rules) if rules is not None else ():
+        configured.register(registry)
+    return registry.freeze()
+
+
+def _load_hooks(specs: Iterable[str]) -> FrozenHookRegistry:
+    combined = HookRegistry().freeze()
     for spec in specs:
         loaded = _load_object(spec)
         if isinstance(loaded, HookRegistry):
             loaded = loaded.freeze()
         if not isinstance(loaded, FrozenHookRegistry):
             raise _LoadError(f"{spec} is a {type(loaded).__name__}, not a HookRegistry")
-        combined = loaded if combined is None else combined.then(loaded)
+        combined = combined.then(loaded)
     return combined
 
 

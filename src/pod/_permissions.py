@@ -46,7 +46,8 @@ PermissionAction: TypeAlias = Literal["allow", "deny"]
 _CONTINUE: Final = Continue()
 _SHELL_SYNTAX: Final = re.compile(r"[;&|<>()`\n\r]|\$\(")
 _COMMAND_SEPARATORS: Final = re.compile(r"&&|\|\||\$\(|[;&|()`\n\r]")
-_TOP_LEVEL_KEYS: Final = ("default", "rule")
+_TOP_LEVEL_KEYS: Final = ("default", "rule", "hook")
+"""``hook`` tables (command hooks) share the file; ``load_command_hooks`` reads them."""
 
 
 @final
@@ -273,7 +274,7 @@ class PermissionHook:
                 raise PermissionRulesError(
                     source=source,
                     line=line if line is not None else lines.table_header_line(key),
-                    problem=f"unknown key {key!r} (expected: default, [[rule]])",
+                    problem=f"unknown key {key!r} (expected: default, [[rule]], [[hook]])",
                 )
         default = document.get("default", "deny")
         if default not in ("allow", "deny"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -219,3 +220,55 @@ def test_ctrl_c_cancels_cleanly_and_says_so(server: Any, tools_file: Path) -> No
     assert "cancelled: the run was interrupted; the history is well-formed (3 items" in " ".join(
         err.split()
     )
+
+
+def test_pod_run_loads_command_hooks_from_the_rules_file(
+    server: Any, tools_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    policy = tmp_path / "no_atlantis.py"
+    policy.write_text(
+        textwrap.dedent(
+            """
+            import json, sys
+            request = json.load(sys.stdin)
+            city = json.loads(request["input"]["arguments"]).get("city")
+            if city == "Atlantis":
+                print(json.dumps({"decision": "skip", "reason": "Atlantis is fictional"}))
+            else:
+                print(json.dumps({"decision": "continue"}))
+            """
+        )
+    )
+    rules = tmp_path / "rules.toml"
+    rules.write_text(
+        textwrap.dedent(
+            f"""
+            default = "allow"
+
+            [[rule]]
+            action = "allow"
+            tool = "add"
+
+            [[hook]]
+            event = "pre_tool_call"
+            command = [{json.dumps(sys.executable)}, {json.dumps(str(policy))}]
+            timeout = 20
+            """
+        )
+    )
+    queue_session(server, "openai", stream=False)
+    code = main(
+        [
+            "run",
+            "weather and sum",
+            "--model=openai:test-model",
+            f"--base-url={server.url}/v1",
+            "--api-key=k",
+            f"--tools={tools_file}:TOOLS",
+            f"--rules={rules}",
+        ]
+    )
+    out = " ".join(capsys.readouterr().out.split())
+    assert code == 0
+    assert 'get_weather({"city":"Atlantis"}) -> Skip: Atlantis is fictional' in out
+    assert 'get_weather({"city":"Paris"}) -> Continue' in out
