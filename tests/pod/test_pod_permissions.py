@@ -201,12 +201,14 @@ def test_rules_load_from_a_toml_file(tmp_path: Path) -> None:
         ),
         pytest.param(
             'defualt = "allow"\n' + RULES_TOML,
-            r"^rules\.toml, line 1: unknown key 'defualt' \(expected: default, \[\[rule\]\], \[\[hook\]\]\)$",
+            r"^rules\.toml, line 1: unknown key 'defualt' "
+            r"\(expected: default, \[\[rule\]\], \[\[hook\]\]\)$",
             id="unknown-key",
         ),
         pytest.param(
             RULES_TOML + "\n[settings]\nstrict = true\n",
-            r"^rules\.toml, line 20: unknown key 'settings' \(expected: default, \[\[rule\]\], \[\[hook\]\]\)$",
+            r"^rules\.toml, line 20: unknown key 'settings' "
+            r"\(expected: default, \[\[rule\]\], \[\[hook\]\]\)$",
             id="unknown-table",
         ),
         pytest.param(
