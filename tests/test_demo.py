@@ -1,4 +1,4 @@
-"""`make demo` (``pod demo``): the trace shows interceptors, then hooks, and a skipped call."""
+"""`make demo` (``pod demo``): the showcase trace shows each mechanism and the hooks deciding."""
 
 from __future__ import annotations
 
@@ -6,20 +6,26 @@ import io
 
 from rich.console import Console
 
+from llm_worker import Finished
 from pod._demo import run_demo
 
 
-def test_demo_trace_shows_the_order_and_a_hook_skipping_a_call() -> None:
+def test_demo_traces_interceptors_and_hooks_and_ends_finished() -> None:
     out = io.StringIO()
-    run_demo(Console(file=out, width=200, color_system=None))
-    lines = [line.strip() for line in out.getvalue().splitlines()]
-    rewrite = lines.index("interceptor WorkspacePaths: rewrote path 'build' -> '/workspace/build'")
-    audit = lines.index(
-        'hook audit on PRE_TOOL_CALL: Continue (logged delete_path {"path": "/workspace/build"})'
-    )
-    skip = lines.index("hook no_deletes on PRE_TOOL_CALL: Skip (deleting is not allowed)")
-    assert rewrite < audit < skip
-    assert any(
-        "tool call skipped: deleting is not allowed in this workspace" in line for line in lines
-    )
-    assert lines[-1].startswith("Finished after turn 0:")
+    result = run_demo(Console(file=out, width=240, color_system=None))
+    assert isinstance(result, Finished)
+    lines = [" ".join(line.split()) for line in out.getvalue().splitlines()]
+    text = "\n".join(lines)
+    deny = 'hooks PRE_TOOL_CALL call_2 shell({"command": "rm -rf /work/build"}) -> Skip: deleting'
+    assert any(line.startswith(deny) for line in lines)
+    truncated = next(i for i, line in enumerate(lines) if line.startswith("interceptor truncation"))
+    observed = next(i for i, line in enumerate(lines) if line.startswith("hooks POST_TOOL_CALL"))
+    assert truncated < observed  # the hook saw the result after the interceptor cut it
+    yielded = next(i for i, line in enumerate(lines) if "yield to the Pod" in line)
+    compacted = next(i for i, line in enumerate(lines) if "by one summary" in line)
+    after = lines[compacted + 1]
+    assert yielded < compacted
+    assert after.startswith("hooks PRE_LLM_REQUEST request 4: 5 items")
+    assert "interceptor notification flushed 1 notification(s)" in text
+    assert "[notification] CI: build 42 passed on main" in text
+    assert lines[-1] == "Finished after turn 0"

@@ -168,6 +168,7 @@ HOOK_SIGNATURE: Final = ErrorCode(
 
 # -- messages --------------------------------------------------------------------------------
 
+ATTRIBUTE: Final = 'attribute "{name}" of type {type}'
 IS_PRIVILEGED: Final = "{subject} is privileged"
 REACHES: Final = '{subject} reaches privileged type "{target}"{via}'
 ESCAPE: Final = "{what} is not allowed in hook code"

@@ -23,7 +23,6 @@ from mypy.nodes import (
     OverloadedFuncDef,
     RefExpr,
     TypeInfo,
-    Var,
 )
 from mypy.types import CallableType, Instance, Type, TypeType, get_proper_type
 
@@ -74,14 +73,15 @@ def definition(expr: Expression, checker: TypeChecker) -> Definition | None:
     return None
 
 
-def instance_class(expr: Expression, checker: TypeChecker) -> TypeInfo | None:
-    """The class of the object ``expr`` evaluates to, when it is built right there
-    (``Guard()``) or named (``GUARD``)."""
+def instance_class(expr: Expression, typ: Type) -> TypeInfo | None:
+    """The class of the object ``expr`` (of type ``typ``) evaluates to, when it is built
+    right there (``Guard()``) or named (``GUARD``, a parameter)."""
     if isinstance(expr, CallExpr) and isinstance(expr.callee, RefExpr):
         callee = expr.callee.node
         return callee if isinstance(callee, TypeInfo) else None
-    if isinstance(expr, RefExpr) and isinstance(expr.node, Var):
-        return class_of(expr.node.type)
+    if isinstance(expr, RefExpr):
+        proper = get_proper_type(typ)
+        return proper.type if isinstance(proper, Instance) else None
     return None
 
 

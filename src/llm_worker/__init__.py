@@ -27,6 +27,7 @@ from ._errors import ContextTooLongError as ContextTooLongError
 from ._errors import HookFailedError as HookFailedError
 from ._errors import LlmClientError as LlmClientError
 from ._errors import LlmWorkerError as LlmWorkerError
+from ._errors import SnapshotError as SnapshotError
 from ._errors import ToolDefinitionError as ToolDefinitionError
 from ._errors import UsageError as UsageError
 from ._errors import WorkerStateError as WorkerStateError
@@ -49,6 +50,9 @@ from ._results import PausePoint as PausePoint
 from ._results import PendingCall as PendingCall
 from ._results import WorkerResult as WorkerResult
 from ._results import Yielded as Yielded
+from ._run_state import WorkerStatus as WorkerStatus
+from ._snapshot import SNAPSHOT_VERSION as SNAPSHOT_VERSION
+from ._snapshot import WorkerSnapshot as WorkerSnapshot
 from ._summaries import PREVIEW_BYTES as PREVIEW_BYTES
 from ._summaries import AbortInfo as AbortInfo
 from ._summaries import PreRequestInfo as PreRequestInfo
@@ -65,7 +69,6 @@ from ._tools import ToolDefinition as ToolDefinition
 from ._tools import tool as tool
 from ._worker import CallResolution as CallResolution
 from ._worker import Worker as Worker
-from ._worker import WorkerStatus as WorkerStatus
 from .interceptor import Interceptor as Interceptor
 from .interceptor import ToolCallInfo as ToolCallInfo
 from .interceptor import ToolResultInfo as ToolResultInfo
@@ -74,6 +77,7 @@ __all__ = [
     "ITEMS_ADAPTER",
     "NO_HOOKS",
     "PREVIEW_BYTES",
+    "SNAPSHOT_VERSION",
     "AbortInfo",
     "Abort",
     "Aborted",
@@ -111,6 +115,7 @@ __all__ = [
     "ScriptedClient",
     "ScriptedReply",
     "Skip",
+    "SnapshotError",
     "StopReason",
     "Summary",
     "Tool",
@@ -129,6 +134,7 @@ __all__ = [
     "UsageError",
     "Worker",
     "WorkerResult",
+    "WorkerSnapshot",
     "WorkerStateError",
     "WorkerStatus",
     "Yielded",

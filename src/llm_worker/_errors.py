@@ -8,6 +8,7 @@ LlmWorkerError
  +-- LlmClientError             a model provider failed (mapped from SDK errors at the adapter)
  |    +-- ContextTooLongError   the request exceeded the model's context window
  +-- HookFailedError           a hook raised, timed out or returned an illegal decision
+ +-- SnapshotError             a saved run cannot be restored (corrupt, or another version)
 ```
 
 Tool failures are not exceptions here: a tool that raises, an unknown tool and invalid
@@ -23,6 +24,7 @@ __all__ = [
     "HookFailedError",
     "LlmClientError",
     "LlmWorkerError",
+    "SnapshotError",
     "ToolDefinitionError",
     "UsageError",
     "WorkerStateError",
@@ -75,3 +77,8 @@ class HookFailedError(LlmWorkerError):
         self.hook = hook
         self.problem = problem
         super().__init__(f"hook {hook} on {event} failed: {problem}")
+
+
+class SnapshotError(LlmWorkerError):
+    """A saved run cannot be restored: the data is not a snapshot, is corrupt, or comes from
+    an incompatible version. Nothing was changed."""

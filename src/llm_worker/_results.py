@@ -72,6 +72,10 @@ class Aborted(BaseModel):
     kind: Literal["aborted"] = "aborted"
     reason: str
     turn: int
+    error_type: str | None = None
+    """The class name of the error that ended the run (``LlmClientError``,
+    ``ContextTooLongError``, ``HookFailedError``, ...); ``None`` when a hook or an
+    interceptor decided to abort."""
 
 
 @final

@@ -29,7 +29,7 @@ PREVIEW_BYTES: Final = 512
 
 
 @final
-class PromptSubmitInfo(BaseModel, frozen=True, extra="forbid"):
+class PromptSubmitInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
     """A user prompt about to enter the history."""
 
     input_text: str
@@ -39,7 +39,7 @@ class PromptSubmitInfo(BaseModel, frozen=True, extra="forbid"):
 
 
 @final
-class PreRequestInfo(BaseModel, frozen=True, extra="forbid"):
+class PreRequestInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
     """The context about to be sent to the model."""
 
     turn: int
@@ -56,7 +56,7 @@ class PreRequestInfo(BaseModel, frozen=True, extra="forbid"):
 
 
 @final
-class ToolCallSummary(BaseModel, frozen=True, extra="forbid"):
+class ToolCallSummary(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
     """A tool call the model asked for, as it stands after the interceptors."""
 
     call_id: str
@@ -85,7 +85,7 @@ class ToolCallSummary(BaseModel, frozen=True, extra="forbid"):
 
 
 @final
-class ToolResultSummary(BaseModel, frozen=True, extra="forbid"):
+class ToolResultSummary(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
     """The result of a tool call, as it stands after the interceptors (e.g. truncated)."""
 
     call_id: str
@@ -100,7 +100,7 @@ class ToolResultSummary(BaseModel, frozen=True, extra="forbid"):
 
 
 @final
-class TurnEndInfo(BaseModel, frozen=True, extra="forbid"):
+class TurnEndInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
     """The model answered without asking for tools: the turn is about to end."""
 
     turn: int
@@ -112,7 +112,7 @@ class TurnEndInfo(BaseModel, frozen=True, extra="forbid"):
 
 
 @final
-class AbortInfo(BaseModel, frozen=True, extra="forbid"):
+class AbortInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
     """The run is being aborted; observe only."""
 
     reason: str

@@ -14,16 +14,22 @@ order.
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Final, Literal, TypeAlias, assert_never, cast, final
+from typing import Final, TypeAlias, assert_never, cast, final
 
 from pydantic import JsonValue
 
 from ._client import LlmClient, LlmRequest, Usage
 from ._decisions import Abort, Continue, Pause, Skip
-from ._errors import HookFailedError, LlmClientError, UsageError, WorkerStateError
+from ._errors import (
+    HookFailedError,
+    LlmClientError,
+    SnapshotError,
+    UsageError,
+    WorkerStateError,
+)
 from ._history import History
 from ._hook_port import NO_HOOKS, HookPort
 from ._items import Item, Message, ToolCall, ToolResult
@@ -38,6 +44,8 @@ from ._results import (
     WorkerResult,
     Yielded,
 )
+from ._run_state import CallState, RunState, ToolBatch, WorkerStatus
+from ._snapshot import SNAPSHOT_VERSION, WorkerSnapshot
 from ._summaries import (
     PREVIEW_BYTES,
     AbortInfo,
@@ -59,58 +67,10 @@ from .interceptor import (
     Yield,
 )
 
-__all__ = ["CallResolution", "Worker", "WorkerStatus"]
-
-WorkerStatus: TypeAlias = Literal["idle", "running", "paused", "yielded"]
-"""``idle``: ready for ``run``; ``paused``/``yielded``: ready for ``resume`` (or a new run)."""
+__all__ = ["CallResolution", "Worker"]
 
 CallResolution: TypeAlias = Continue | Skip | Abort
 """A caller's decision for a pending tool call on ``resume``: approve, skip or abort."""
-
-_Point: TypeAlias = Literal["idle", "pre_llm_request", "tool_calls", "turn_end"]
-
-
-@dataclass(slots=True)
-class _CallState:
-    """One tool call of the reply being processed."""
-
-    call: ToolCall
-    position: int
-    history_index: int
-    pre_intercepted: bool = False
-    decision: Literal["undecided", "approved", "skipped"] = "undecided"
-    skip_reason: str = ""
-    result: ToolResult | None = None
-    post_intercepted: bool = False
-    recorded: bool = False
-
-
-@dataclass(slots=True)
-class _Batch:
-    """The tool calls of one reply: decided in order, run together, recorded in order."""
-
-    calls: list[_CallState]
-    request_index: int
-    next_decision: int = 0
-    executed: bool = False
-    next_record: int = 0
-
-
-@dataclass(slots=True)
-class _RunState:
-    """Where the current turn stands: everything besides the history needed to resume."""
-
-    status: WorkerStatus = "idle"
-    point: _Point = "idle"
-    turn: int = -1
-    request_index: int = 0
-    tool_calls_this_turn: int = 0
-    interceptors_done: bool = False
-    hooks_done: bool = False
-    final_text: str = ""
-    batch: _Batch | None = None
-    usage: list[Usage] = field(default_factory=list[Usage])
-
 
 _NO_RESOLUTIONS: Final[Mapping[str, CallResolution]] = {}
 
@@ -157,7 +117,7 @@ class Worker(Privileged):
         self._max_requests = max_requests_per_turn
         self._tool_timeout = tool_timeout
         self._history = History(history)
-        self._state = _RunState()
+        self._state = RunState()
 
     # -- what the owner may read ------------------------------------------------------------
 
@@ -199,6 +159,35 @@ class Worker(Privileged):
         """The tools by name."""
         return self._tools
 
+    # -- saving and restoring -------------------------------------------------------------
+
+    def snapshot(self) -> WorkerSnapshot:
+        """Save the history and run state (the Worker must not be running).
+
+        Raises:
+            WorkerStateError: a run is in progress.
+        """
+        if self._state.status == "running":
+            raise WorkerStateError("cannot snapshot a running Worker")
+        return WorkerSnapshot(history=list(self._history), state=copy.deepcopy(self._state))
+
+    def restore(self, snapshot: WorkerSnapshot) -> None:
+        """Take over a saved run; ``resume()`` then continues it exactly where it stopped.
+
+        The Worker must be configured as the one that saved it (tools, interceptors, hooks).
+
+        Raises:
+            WorkerStateError: a run is in progress.
+            SnapshotError: the snapshot is inconsistent (nothing is changed).
+        """
+        if self._state.status == "running":
+            raise WorkerStateError("cannot restore into a running Worker")
+        if snapshot.version != SNAPSHOT_VERSION:
+            raise SnapshotError(f"snapshot version {snapshot.version} is not supported")
+        snapshot.check()
+        self._history = History(snapshot.history)
+        self._state = copy.deepcopy(snapshot.state)
+
     # -- running --------------------------------------------------------------------------
 
     async def run(self, prompt: str) -> WorkerResult:
@@ -212,7 +201,7 @@ class Worker(Privileged):
             raise WorkerStateError("the Worker is already running")
         if state.status in ("paused", "yielded"):
             self._close_batch("not run: the paused run was abandoned for a new prompt")
-        self._state = state = _RunState(turn=state.turn + 1, usage=state.usage)
+        self._state = state = RunState(turn=state.turn + 1, usage=state.usage)
         state.status = "running"
         return await self._guarded(self._submit(prompt))
 
@@ -243,7 +232,7 @@ class Worker(Privileged):
         try:
             return await work
         except HookFailedError as exc:
-            return await self._abort(str(exc))
+            return await self._abort(str(exc), error=exc)
         except BaseException:
             # Cancellation or a bug: close what is open so the history stays well-formed.
             self._close_batch("not run: the run was cancelled")
@@ -339,7 +328,7 @@ class Worker(Privileged):
         try:
             response = await self._client.complete(request)
         except LlmClientError as exc:
-            return await self._abort(f"model request failed: {exc}")
+            return await self._abort(f"model request failed: {exc}", error=exc)
         request_index = state.request_index
         state.request_index += 1
         if response.usage is not None:
@@ -348,7 +337,7 @@ class Worker(Privileged):
         start = len(history)
         history.extend(response.items)
         calls = [
-            _CallState(call=item, position=0, history_index=start + offset)
+            CallState(call=item, position=0, history_index=start + offset)
             for offset, item in enumerate(response.items)
             if isinstance(item, ToolCall)
         ]
@@ -356,7 +345,7 @@ class Worker(Privileged):
             for position, call_state in enumerate(calls):
                 call_state.position = position
             state.tool_calls_this_turn += len(calls)
-            state.batch = _Batch(calls=calls, request_index=request_index)
+            state.batch = ToolBatch(calls=calls, request_index=request_index)
             state.point = "tool_calls"
         else:
             state.final_text = response.text
@@ -389,8 +378,8 @@ class Worker(Privileged):
 
     async def _decide(
         self,
-        call_state: _CallState,
-        batch: _Batch,
+        call_state: CallState,
+        batch: ToolBatch,
         resolutions: Mapping[str, CallResolution],
     ) -> WorkerResult | None:
         if not call_state.pre_intercepted:
@@ -446,7 +435,7 @@ class Worker(Privileged):
                 assert_never(decision)
         return None
 
-    async def _record(self, call_state: _CallState, batch: _Batch) -> WorkerResult | None:
+    async def _record(self, call_state: CallState, batch: ToolBatch) -> WorkerResult | None:
         """Post-process one result (interceptors, then hooks) and append it, in call order."""
         if call_state.decision == "skipped":
             self._append_result(call_state, _skipped_result(call_state))
@@ -521,7 +510,7 @@ class Worker(Privileged):
 
     # -- acting ---------------------------------------------------------------------------
 
-    async def _execute(self, batch: _Batch) -> None:
+    async def _execute(self, batch: ToolBatch) -> None:
         """Run the approved calls of a batch concurrently; every call gets a result."""
         approved = [c for c in batch.calls if c.decision == "approved" and c.result is None]
         if len(approved) == 1:
@@ -555,7 +544,7 @@ class Worker(Privileged):
             return _error_result(call, f"tool {call.name} failed: {type(exc).__name__}: {exc}")
         return ToolResult(call_id=call.call_id, name=call.name, content=content)
 
-    def _post_intercept(self, call_state: _CallState, batch: _Batch) -> Continue | Abort:
+    def _post_intercept(self, call_state: CallState, batch: ToolBatch) -> Continue | Abort:
         if call_state.post_intercepted:
             return CONTINUE
         assert call_state.result is not None
@@ -576,7 +565,7 @@ class Worker(Privileged):
         call_state.post_intercepted = True
         return action
 
-    def _rewrite_call(self, call_state: _CallState, new_call: ToolCall) -> None:
+    def _rewrite_call(self, call_state: CallState, new_call: ToolCall) -> None:
         if new_call.call_id != call_state.call.call_id:
             raise UsageError("an interceptor changed a tool call's call_id")
         index = call_state.history_index
@@ -587,7 +576,7 @@ class Worker(Privileged):
         history[index] = new_call
         call_state.call = new_call
 
-    def _append_result(self, call_state: _CallState, result: ToolResult | None) -> None:
+    def _append_result(self, call_state: CallState, result: ToolResult | None) -> None:
         assert result is not None
         if not call_state.recorded:
             self._history.append(result)
@@ -626,13 +615,13 @@ class Worker(Privileged):
             turn=state.turn,
         )
 
-    def _undecided(self) -> list[_CallState]:
+    def _undecided(self) -> list[CallState]:
         batch = self._state.batch
         if batch is None:
             return []
         return [c for c in batch.calls if c.decision == "undecided"]
 
-    async def _abort(self, reason: str) -> Aborted:
+    async def _abort(self, reason: str, *, error: Exception | None = None) -> Aborted:
         state = self._state
         self._close_batch(f"not run: the run was aborted ({reason})")
         state.status = "idle"
@@ -643,9 +632,10 @@ class Worker(Privileged):
             await self._hooks.abort(AbortInfo(reason=reason, turn=state.turn))
         except HookFailedError as exc:
             reason = f"{reason} (then {exc})"
-        return Aborted(reason=reason, turn=state.turn)
+        error_type = None if error is None else type(error).__name__
+        return Aborted(reason=reason, turn=state.turn, error_type=error_type)
 
-    def _meta(self, call_state: _CallState, batch: _Batch) -> ToolMeta:
+    def _meta(self, call_state: CallState, batch: ToolBatch) -> ToolMeta:
         return ToolMeta(
             turn=self._state.turn,
             request_index=batch.request_index,
@@ -658,5 +648,5 @@ def _error_result(call: ToolCall, message: str) -> ToolResult:
     return ToolResult(call_id=call.call_id, name=call.name, content=message, is_error=True)
 
 
-def _skipped_result(call_state: _CallState) -> ToolResult:
+def _skipped_result(call_state: CallState) -> ToolResult:
     return _error_result(call_state.call, f"tool call skipped: {call_state.skip_reason}")

@@ -5,10 +5,17 @@ a decision legal for its event; nothing it receives leads back to the run's cont
 """
 
 from llm_worker import Abort as Abort
+from llm_worker import Aborted as Aborted
 from llm_worker import AbortInfo as AbortInfo
+from llm_worker import CallResolution as CallResolution
 from llm_worker import Continue as Continue
+from llm_worker import Finished as Finished
 from llm_worker import HookFailedError as HookFailedError
+from llm_worker import LimitReached as LimitReached
 from llm_worker import Pause as Pause
+from llm_worker import Paused as Paused
+from llm_worker import PausePoint as PausePoint
+from llm_worker import PendingCall as PendingCall
 from llm_worker import PostToolDecision as PostToolDecision
 from llm_worker import PreRequestDecision as PreRequestDecision
 from llm_worker import PreRequestInfo as PreRequestInfo
@@ -16,12 +23,17 @@ from llm_worker import PreToolDecision as PreToolDecision
 from llm_worker import PromptSubmitDecision as PromptSubmitDecision
 from llm_worker import PromptSubmitInfo as PromptSubmitInfo
 from llm_worker import Skip as Skip
+from llm_worker import SnapshotError as SnapshotError
 from llm_worker import ToolCallSummary as ToolCallSummary
 from llm_worker import ToolResultSummary as ToolResultSummary
 from llm_worker import TurnEndDecision as TurnEndDecision
 from llm_worker import TurnEndInfo as TurnEndInfo
 
 from . import events as events
+from ._command_hook import CommandHook as CommandHook
+from ._command_hook import CommandMode as CommandMode
+from ._errors import CommandHookError as CommandHookError
+from ._errors import PermissionRulesError as PermissionRulesError
 from ._errors import PodError as PodError
 from ._errors import PodUsageError as PodUsageError
 from ._errors import RegistryFrozenError as RegistryFrozenError
@@ -30,18 +42,41 @@ from ._hook_base import AsyncHookFunction as AsyncHookFunction
 from ._hook_base import Hook as Hook
 from ._hook_base import HookFunction as HookFunction
 from ._hook_base import hook as hook
+from ._hook_config import ConfiguredCommandHook as ConfiguredCommandHook
+from ._hook_config import load_command_hooks as load_command_hooks
+from ._interceptors import NOTIFICATION_PREFIX as NOTIFICATION_PREFIX
+from ._permissions import PermissionAction as PermissionAction
+from ._permissions import PermissionHook as PermissionHook
+from ._permissions import PermissionRule as PermissionRule
+from ._pod import Pod as Pod
+from ._pod import PodResult as PodResult
 from ._registry import FailurePolicy as FailurePolicy
 from ._registry import FrozenHookRegistry as FrozenHookRegistry
 from ._registry import HookFn as HookFn
 from ._registry import HookRegistry as HookRegistry
+from ._settings import PodSettings as PodSettings
+from ._snapshot import PodSnapshot as PodSnapshot
+from ._summariser import LlmSummariser as LlmSummariser
+from ._summariser import Summariser as Summariser
+from ._summariser import SummaryText as SummaryText
+from ._trace import TraceEvent as TraceEvent
+from ._trace import Tracer as Tracer
+from ._trace import TraceSource as TraceSource
 from .events import HookEvent as HookEvent
 
 __all__ = [
     "Abort",
     "AbortInfo",
+    "Aborted",
     "AsyncHookFunction",
+    "CallResolution",
+    "CommandHook",
+    "CommandHookError",
+    "CommandMode",
+    "ConfiguredCommandHook",
     "Continue",
     "FailurePolicy",
+    "Finished",
     "FrozenHookRegistry",
     "Hook",
     "HookEvent",
@@ -49,8 +84,22 @@ __all__ = [
     "HookFn",
     "HookFunction",
     "HookRegistry",
+    "LimitReached",
+    "LlmSummariser",
+    "NOTIFICATION_PREFIX",
     "Pause",
+    "PausePoint",
+    "Paused",
+    "PendingCall",
+    "PermissionAction",
+    "PermissionHook",
+    "PermissionRule",
+    "PermissionRulesError",
+    "Pod",
     "PodError",
+    "PodResult",
+    "PodSettings",
+    "PodSnapshot",
     "PodUsageError",
     "PostToolDecision",
     "PreRequestDecision",
@@ -60,11 +109,18 @@ __all__ = [
     "PromptSubmitInfo",
     "RegistryFrozenError",
     "Skip",
+    "SnapshotError",
+    "Summariser",
+    "SummaryText",
     "ToolCallSummary",
     "ToolResultSummary",
+    "TraceEvent",
+    "TraceSource",
+    "Tracer",
     "TurnEndDecision",
     "TurnEndInfo",
     "UnknownEventError",
     "events",
     "hook",
+    "load_command_hooks",
 ]

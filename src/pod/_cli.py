@@ -1,11 +1,26 @@
-"""The ``pod`` command line (also ``python -m pod``)."""
+"""The ``pod`` command line (also ``python -m pod``).
+
+Every listing is derived from the event catalogue (``pod.events.CATALOGUE``): there is no
+second list of events, fields or decisions here.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from . import events
+from ._cli_run import EPILOG, RUN_DESCRIPTION, add_run_arguments, run_command
 
 __all__ = ["main"]
+
+EXIT_USAGE = 2
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -18,14 +33,93 @@ def _parser() -> argparse.ArgumentParser:
         help="run the scripted showcase (no network)",
         description="Run a scripted session showing interceptors and hooks firing in order.",
     )
+    commands.add_parser(
+        "events",
+        help="list the hook events: Input fields and legal decisions",
+        description="Print the hook event catalogue as a table.",
+    )
+    schema = commands.add_parser(
+        "schema",
+        help="print the JSON Schema of event Inputs and Outputs",
+        description=(
+            "Print the JSON Schema of each event's Input (what a hook receives) and Output "
+            "(the decisions it may return), as one JSON object keyed by event name."
+        ),
+    )
+    schema.add_argument(
+        "event",
+        nargs="?",
+        help="one event (e.g. pre_tool_call); all events when omitted",
+    )
+    add_run_arguments(
+        commands.add_parser(
+            "run",
+            help="run one prompt against a real model, with a live trace",
+            description=RUN_DESCRIPTION,
+            epilog=EPILOG,
+        )
+    )
     return parser
+
+
+def _type_name(annotation: object) -> str:
+    name = getattr(annotation, "__name__", None)
+    return name if isinstance(name, str) else str(annotation).replace("typing.", "")
+
+
+def events_table() -> Table:
+    """The catalogue as a table: event, Input type and fields, legal decisions."""
+    table = Table(title="Hook events (pod.events)", show_lines=True)
+    table.add_column("event", style="bold", no_wrap=True)
+    table.add_column("Input", no_wrap=True)
+    table.add_column("decisions")
+    table.add_column("when")
+    for event in events.CATALOGUE:
+        fields = "\n".join(
+            f"  {name}: {_type_name(field.annotation)}"
+            for name, field in event.input_type.model_fields.items()
+        )
+        decisions = (
+            "None (observe only)"
+            if event.observe_only
+            else " | ".join(t.__name__ for t in event.decision_types)
+        )
+        table.add_row(
+            event.name.upper(),
+            f"{event.input_type.__name__}\n{fields}",
+            decisions,
+            event.description,
+        )
+    return table
+
+
+def schemas(event_name: str | None) -> dict[str, Any]:
+    """JSON Schemas of the Input and Output of one event, or of all."""
+    chosen = events.CATALOGUE if event_name is None else (events.by_name(event_name),)
+    return {
+        event.name: {"input": event.input_schema(), "output": event.output_schema()}
+        for event in chosen
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``pod`` command; return its exit code."""
     args = _parser().parse_args(argv)
+    console = Console()
+    errors = Console(stderr=True)
     if args.command == "demo":
         from ._demo import run_demo
 
-        run_demo()
+        run_demo(console)
+    elif args.command == "events":
+        console.print(events_table())
+    elif args.command == "schema":
+        try:
+            document = schemas(args.event)
+        except KeyError as exc:
+            errors.print(f"[bold red]error:[/] {exc.args[0]}")
+            return EXIT_USAGE
+        sys.stdout.write(json.dumps(document, indent=2) + "\n")
+    elif args.command == "run":
+        return run_command(args, console, errors)
     return 0

@@ -1,206 +1,86 @@
-"""``pod demo``: a scripted session that shows the two APIs at work, step by step.
+"""``pod demo`` (``make demo``): the showcase Pod on a scripted model, traced live.
 
-No network: the model is a ``ScriptedClient``. An interceptor (privileged) rewrites tool-call
-paths into the workspace; then public hooks observe the rewritten call and decide. The trace
-shows, at each decision point, the interceptor first, then the hooks, then what the Worker did.
+No network: the model is a ``ScriptedClient``. The trace shows every decision point in
+order: what each internal interceptor (notification, compaction, truncation) did, then what
+the hooks (the permission policy first, then the user's) decided, and the final history.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import posixpath
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from llm_worker import (
-    Finished,
-    Item,
-    Message,
-    PreRequestInfo,
-    ScriptedCall,
-    ScriptedClient,
-    ScriptedReply,
-    ToolCall,
-    ToolCallSummary,
-    ToolResult,
-    ToolResultSummary,
-    TurnEndInfo,
-    Worker,
-    tool,
-)
-from llm_worker.interceptor import (
-    CONTINUE,
-    Abort,
-    Continue,
-    Interceptor,
-    Pause,
-    Skip,
-    ToolCallInfo,
-    ToolResultInfo,
-    Yield,
-)
+from llm_worker import Item, Message, Summary, ToolCall, ToolResult
 
-from . import events
-from ._registry import HookRegistry
+from ._pod import PodResult
+from ._showcase import SHOWCASE_PROMPT, SHOWCASE_RULES, build_showcase_pod
+from ._trace import TraceEvent
 
-__all__ = ["run_demo"]
+__all__ = ["history_table", "render_trace_event", "run_demo"]
 
-WORKSPACE = "/workspace"
-FILES = {
-    "/workspace/README.md": "# Demo project\nRun `make test`.",
-    "/workspace/notes.txt": "remember the milk",
-}
+_SOURCE_STYLE = {"interceptor": "cyan", "hooks": "magenta", "pod": "yellow"}
 
 
-@tool
-def read_file(path: str) -> str:
-    """Read a text file."""
-    return FILES.get(path, f"no such file: {path}")
+def render_trace_event(event: TraceEvent) -> Text:
+    """One trace line: who acted (interceptor, hooks, pod), on what, and the decision."""
+    line = Text("  ")
+    line.append(f"{event.source:<11}", style=_SOURCE_STYLE[event.source])
+    line.append(f" {event.actor:<15} ", style="bold")
+    line.append(event.message)
+    if event.decision is not None:
+        style = "green" if event.decision in ("Continue", "observed") else "bold red"
+        line.append(" -> ")
+        line.append(event.decision, style=style)
+    return line
 
 
-@tool
-def delete_path(path: str) -> str:
-    """Delete a file or folder."""
-    return f"deleted {path}"
-
-
-SCRIPT = [
-    ScriptedReply(
-        text="I'll look around first.",
-        calls=[
-            ScriptedCall("read_file", {"path": "README.md"}),
-            ScriptedCall("delete_path", {"path": "build"}),
-            ScriptedCall("read_file", {"path": "../../etc/passwd"}),
-        ],
-    ),
-    ScriptedReply(
-        text="The README says to run `make test`. I did not delete `build`: policy refused it."
-    ),
-]
-
-
-class WorkspacePaths(Interceptor):
-    """Privileged: rewrites every ``path`` argument to an absolute path in the workspace."""
-
-    def __init__(self, console: Console) -> None:
-        self._console = console
-
-    def pre_llm_request(self, context: list[Item]) -> Continue | Abort | Yield:
-        self._console.print(
-            f"  [cyan]interceptor[/] WorkspacePaths: context has {len(context)} items, no change"
-        )
-        return CONTINUE
-
-    def pre_tool_call(self, info: ToolCallInfo) -> Continue | Skip | Abort | Pause:
-        parsed = json.loads(info.call.arguments)
-        path = str(parsed.get("path", ""))
-        absolute = posixpath.normpath(posixpath.join(WORKSPACE, path))
-        if absolute != path:
-            parsed["path"] = absolute
-            info.call = info.call.model_copy(update={"arguments": json.dumps(parsed)})
-            self._console.print(
-                f"  [cyan]interceptor[/] WorkspacePaths: rewrote path {path!r} -> {absolute!r}"
-            )
-        return CONTINUE
-
-    def post_tool_call(self, info: ToolResultInfo) -> Continue | Abort:
-        self._console.print(
-            f"  [cyan]interceptor[/] WorkspacePaths: result of {info.call.name} passes unchanged"
-        )
-        return CONTINUE
-
-
-def _user_hooks(console: Console) -> HookRegistry:
-    registry = HookRegistry()
-
-    def say(event: str, hook: str, decision: str) -> None:
-        console.print(f"  [magenta]hook[/] {hook} on {event}: [bold]{decision}[/]")
-
-    @registry.on(events.PRE_LLM_REQUEST)
-    def budget(info: PreRequestInfo) -> Continue:
-        say(
-            "PRE_LLM_REQUEST",
-            "budget",
-            f"Continue ({info.item_count} items, ~{info.estimated_tokens} tokens)",
-        )
-        return Continue()
-
-    @registry.on(events.PRE_TOOL_CALL)
-    def audit(call: ToolCallSummary) -> Continue:
-        say("PRE_TOOL_CALL", "audit", f"Continue (logged {call.tool_name} {call.arguments})")
-        return Continue()
-
-    @registry.on(events.PRE_TOOL_CALL)
-    def no_deletes(call: ToolCallSummary) -> Continue | Skip:
-        if call.tool_name == "delete_path":
-            say("PRE_TOOL_CALL", "no_deletes", "Skip (deleting is not allowed)")
-            return Skip(reason="deleting is not allowed in this workspace")
-        say("PRE_TOOL_CALL", "no_deletes", "Continue")
-        return Continue()
-
-    @registry.on(events.PRE_TOOL_CALL)
-    def stay_inside(call: ToolCallSummary) -> Continue | Skip:
-        path = str(call.argument("path"))
-        if not path.startswith(WORKSPACE + "/"):
-            say("PRE_TOOL_CALL", "stay_inside", f"Skip ({path} is outside the workspace)")
-            return Skip(reason=f"{path} is outside the workspace")
-        say("PRE_TOOL_CALL", "stay_inside", "Continue")
-        return Continue()
-
-    @registry.on(events.POST_TOOL_CALL)
-    def watch(result: ToolResultSummary) -> Continue:
-        say("POST_TOOL_CALL", "watch", f"Continue ({result.output_length} bytes)")
-        return Continue()
-
-    @registry.on(events.TURN_END)
-    def done(info: TurnEndInfo) -> Continue:
-        say("TURN_END", "done", f"Continue ({info.tool_calls_in_turn} tool calls this turn)")
-        return Continue()
-
-    return registry
-
-
-def _history_table(history: tuple[Item, ...]) -> Table:
-    table = Table(title="Final history", show_lines=False)
+def history_table(history: tuple[Item, ...]) -> Table:
+    """The history as a table, one row per item."""
+    table = Table(title="Final history", title_justify="left")
     table.add_column("#", justify="right")
     table.add_column("item")
-    table.add_column("content")
+    table.add_column("content", overflow="fold")
     for index, item in enumerate(history):
-        if isinstance(item, Message):
-            table.add_row(str(index), f"{item.role} message", item.text)
-        elif isinstance(item, ToolCall):
-            table.add_row(str(index), f"tool call {item.call_id}", f"{item.name} {item.arguments}")
-        elif isinstance(item, ToolResult):
-            style = "red" if item.is_error else "green"
-            table.add_row(str(index), f"tool result {item.call_id}", f"[{style}]{item.content}[/]")
-        else:
-            table.add_row(str(index), item.kind, item.text)
+        match item:
+            case Message(role=role, text=text):
+                table.add_row(str(index), f"{role} message", Text(text))
+            case ToolCall(call_id=call_id, name=name, arguments=arguments):
+                table.add_row(str(index), f"tool call {call_id}", Text(f"{name} {arguments}"))
+            case ToolResult(call_id=call_id, content=content, is_error=is_error):
+                style = "red" if is_error else "green"
+                preview = content if len(content) <= 160 else content[:157] + "..."
+                table.add_row(str(index), f"tool result {call_id}", Text(preview, style=style))
+            case Summary(text=text, replaced_items=replaced):
+                table.add_row(str(index), f"summary of {replaced} items", Text(text, "yellow"))
+            case _:
+                table.add_row(str(index), item.kind, Text(item.text))
     return table
 
 
-async def _demo(console: Console) -> None:
-    console.rule("llm-pod demo: interceptors first, then hooks")
+async def _demo(console: Console) -> PodResult:
+    console.rule("llm-pod demo: interceptors act, then hooks decide")
     console.print(
-        "[cyan]interceptor[/] = privileged, gets the live context; "
-        "[magenta]hook[/] = public, gets a frozen summary and decides\n"
+        Text.assemble(
+            ("interceptor", "cyan"),
+            " = internal, privileged, changes the context   ",
+            ("hooks", "magenta"),
+            " = public, read-only summary in, decision out",
+        )
     )
-    worker = Worker(
-        ScriptedClient(SCRIPT),
-        tools=[read_file, delete_path],
-        interceptors=[WorkspacePaths(console)],
-        hooks=_user_hooks(console).freeze(),
-    )
-    result = await worker.run("Tidy up: read the README, delete build/, and check /etc/passwd.")
+    console.print("Permission rules (registered before the user's hooks):", style="bold")
+    console.print(Text(SHOWCASE_RULES, style="dim"))
+    console.print(f"[bold]user:[/] {SHOWCASE_PROMPT}\n")
+    pod = build_showcase_pod(lambda event: console.print(render_trace_event(event)))
+    result = await pod.run(SHOWCASE_PROMPT)
     console.print()
-    console.print(_history_table(worker.history))
-    if isinstance(result, Finished):
-        console.print(f"[bold green]Finished[/] after turn {result.turn}: {result.text}")
-    else:
-        console.print(f"[bold red]{type(result).__name__}[/]: {result}")
+    console.print(history_table(pod.history))
+    console.print(f"[bold green]{type(result).__name__}[/] after turn {result.turn}")
+    return result
 
 
-def run_demo(console: Console | None = None) -> None:
-    """Run the scripted showcase and print its trace."""
-    asyncio.run(_demo(console or Console()))
+def run_demo(console: Console | None = None) -> PodResult:
+    """Run the showcase and print its live trace; return the run's result."""
+    return asyncio.run(_demo(console or Console()))

@@ -5,13 +5,25 @@ PodError
  +-- PodUsageError             the programmer's fault, at start-up
       +-- RegistryFrozenError  a hook registered after the registry was frozen
       +-- UnknownEventError    a hook registered for an object that is not a catalogue event
+      +-- PermissionRulesError permission rules (e.g. a TOML file) are malformed
+
+
+ +-- CommandHookError          a hook command failed: did not start, crashed, timed out, or
+                               printed something that is not a decision legal for its event
 HookFailedError (from llm_worker)  a hook raised, timed out or answered illegally at run time
 ```
 """
 
 from __future__ import annotations
 
-__all__ = ["PodError", "PodUsageError", "RegistryFrozenError", "UnknownEventError"]
+__all__ = [
+    "PermissionRulesError",
+    "CommandHookError",
+    "PodError",
+    "PodUsageError",
+    "RegistryFrozenError",
+    "UnknownEventError",
+]
 
 
 class PodError(Exception):
@@ -40,3 +52,41 @@ class UnknownEventError(PodUsageError):
             f"{event!r} is not a hook event; use one of pod.events "
             "(PROMPT_SUBMIT, PRE_LLM_REQUEST, PRE_TOOL_CALL, POST_TOOL_CALL, TURN_END, ABORT)"
         )
+
+
+class PermissionRulesError(PodUsageError):
+    """Permission rules are malformed (bad TOML, an unknown field, an illegal value).
+
+    ``source`` names where the rules came from (a file path or ``<string>``), ``line`` is the
+    1-based line of the problem when it is known, ``rule`` the 1-based number of the rule
+    at fault (``None`` for a problem outside the rules).
+    """
+
+    def __init__(
+        self, *, source: str, problem: str, line: int | None = None, rule: int | None = None
+    ) -> None:
+        self.source = source
+        self.problem = problem
+        self.line = line
+        self.rule = rule
+        where = source if line is None else f"{source}, line {line}"
+        what = "" if rule is None else f"rule {rule}: "
+        super().__init__(f"{where}: {what}{problem}")
+
+
+class CommandHookError(PodError):
+    """A :class:`~pod.CommandHook`'s command failed at run time (the command's fault, not the
+    caller's): it could not start, crashed, timed out, exited non-zero, or printed something
+    that is not a decision its event allows.
+
+    Raised from the hook, so the registration's failure policy applies: under ``"abort"`` the
+    run ends with a reason that contains this message. ``stderr`` is the end of what the
+    command wrote there (at most 2 KB, decoded leniently).
+    """
+
+    def __init__(self, *, command: str, problem: str, stderr: str = "") -> None:
+        self.command = command
+        self.problem = problem
+        self.stderr = stderr
+        detail = f"; stderr: {stderr}" if stderr else ""
+        super().__init__(f"command `{command}` {problem}{detail}")

@@ -212,11 +212,16 @@ class HookRegistry:
 
 
 def _freeze(registrations: tuple[_Registration, ...]) -> FrozenHookRegistry:
+    return _frozen_of(
+        {
+            event.name: tuple(r for r in registrations if r.event is event)
+            for event in events.CATALOGUE
+        }
+    )
+
+
+def _frozen_of(by_event: dict[str, tuple[_Registration, ...]]) -> FrozenHookRegistry:
     frozen = object.__new__(FrozenHookRegistry)
-    by_event = {
-        event.name: tuple(r for r in registrations if r.event is event)
-        for event in events.CATALOGUE
-    }
     object.__setattr__(frozen, "_by_event", MappingProxyType(by_event))
     return frozen
 
@@ -233,6 +238,17 @@ class FrozenHookRegistry:
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("a frozen hook registry cannot change")
+
+    def then(self, other: FrozenHookRegistry) -> FrozenHookRegistry:
+        """Return a registry that asks this registry's hooks first, then ``other``'s.
+
+        For every event the result holds this registry's hooks followed by ``other``'s, each
+        in registration order. The Pod uses it to put policy hooks (``PermissionHook``) ahead
+        of user hooks: a policy ``Skip`` stops the chain before any user hook is asked.
+        """
+        return _frozen_of(
+            {name: hooks + other._by_event[name] for name, hooks in self._by_event.items()}
+        )
 
     def hooks_for(self, event: HookEvent[Any, Any]) -> tuple[str, ...]:
         """Names of the hooks registered for ``event``, in the order they run."""

@@ -16,10 +16,11 @@ This is the one place events are declared. Dispatch, the registry's checks, ``po
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
-from typing import Any, Final, Generic, TypeVar, final, get_args
+from typing import Annotated, Any, Final, Generic, TypeVar, Union, final, get_args
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, TypeAdapter
 
 from llm_worker import (
     AbortInfo,
@@ -70,9 +71,36 @@ class HookEvent(Generic[InputT, DecisionT]):
     def __repr__(self) -> str:
         return f"<HookEvent {self.name.upper()}>"
 
+    @property
+    def observe_only(self) -> bool:
+        """True when hooks of this event return ``None`` (no decision to make)."""
+        return not self.decision_types
+
+    def decision_adapter(self) -> TypeAdapter[Any]:
+        """A validator for this event's decisions as JSON (tagged by ``decision``)."""
+        return _decision_adapter(self.decision_types)
+
+    def input_schema(self) -> dict[str, Any]:
+        """JSON Schema of the Input a hook receives."""
+        return self.input_type.model_json_schema()
+
+    def output_schema(self) -> dict[str, Any]:
+        """JSON Schema of what a hook may return (``null`` for observe-only events)."""
+        if self.observe_only:
+            return {"type": "null"}
+        return self.decision_adapter().json_schema()
+
 
 def _legal(decisions: object) -> tuple[type[BaseModel], ...]:
     return tuple(get_args(decisions))
+
+
+@functools.cache
+def _decision_adapter(decision_types: tuple[type[BaseModel], ...]) -> TypeAdapter[Any]:
+    if len(decision_types) == 1:
+        return TypeAdapter(decision_types[0])
+    tagged: Any = Annotated[Union[decision_types], Field(discriminator="decision")]  # noqa: UP007
+    return TypeAdapter(tagged)
 
 
 _CONTINUE: Final = Continue()

@@ -132,6 +132,7 @@ async def test_a_failing_hook_aborts_the_run_with_a_well_formed_history() -> Non
     assert result.reason == (
         f"hook {__name__}.{broken.__qualname__} on PRE_TOOL_CALL failed: raised KeyError: 'rules'"
     )
+    assert result.error_type == "HookFailedError"
     assert len(contents(worker)) == 2
     assert_well_formed(worker.history)
 
@@ -140,7 +141,9 @@ async def test_a_failed_model_request_aborts_without_touching_the_history() -> N
     worker = Worker(ScriptedClient([]))
     result = await worker.run("go")
     assert result == Aborted(
-        reason="model request failed: scripted: the script has no reply left", turn=0
+        reason="model request failed: scripted: the script has no reply left",
+        turn=0,
+        error_type="LlmClientError",
     )
     assert [item.kind for item in worker.history] == ["message"]
 

@@ -43,6 +43,7 @@ from mypy.server.subexpr import get_subexpressions
 from mypy.types import Type
 
 from .._consts import (
+    ATTRIBUTE,
     ESCAPE,
     HELPER_REACHES,
     HOOK_BOUNDARY,
@@ -124,8 +125,15 @@ class _Walker:
         self._helpers: dict[int, _Finding | None] = {}
 
     def check(self, site: HookSite) -> None:
-        node: FuncItem | TypeInfo = site.node
-        expressions = get_subexpressions(node.defn if isinstance(node, TypeInfo) else node)
+        if isinstance(site.node, TypeInfo):
+            self._check_attributes(site, site.node)
+            call = _own_call(site.node)
+            if call is None:
+                return
+            site = HookSite(site.name, call)
+        function = site.node
+        assert isinstance(function, FuncItem)
+        expressions = get_subexpressions(function)
         span = (site.first_line, site.last_line)
         reported: list[_Span] = []
         for expr in reversed(expressions):
@@ -194,11 +202,12 @@ class _Walker:
             return expr.node.type if not expr.node.is_inferred else None
         return typ
 
-    def _reaches(self, typ: Type) -> str | None:
+    def _reaches(self, typ: Type, subject: str | None = None) -> str | None:
         path = self._reach.path(typ)
         if path is None:
             return None
-        subject = f"expression of type {format_type(typ, self._checker.options)}"
+        if subject is None:
+            subject = f"expression of type {format_type(typ, self._checker.options)}"
         if path.direct:
             return IS_PRIVILEGED.format(subject=subject)
         via = f" via {' -> '.join(path.via)}" if path.via else ""
@@ -216,6 +225,21 @@ class _Walker:
             message = IN_HOOK.format(problem=finding.text, hook=site.name)
         self._checker.fail(message, context, code=finding.code)
 
+    def _check_attributes(self, site: HookSite, info: TypeInfo) -> None:
+        """A hook object's state must not hold (or lead to) privileged objects."""
+        for base in info.mro:
+            if base.module_name != self._module:
+                break  # Hook, object, and bases of other modules (checked there)
+            for name, symbol in base.names.items():
+                if not isinstance(symbol.node, Var) or symbol.node.type is None:
+                    continue
+                shown = format_type(symbol.node.type, self._checker.options)
+                subject = ATTRIBUTE.format(name=name, type=shown)
+                text = self._reaches(symbol.node.type, subject)
+                if text is not None:
+                    line = symbol.node.line if symbol.node.line > 0 else base.defn.line
+                    self._report(site, _Finding(HOOK_BOUNDARY, text, line), Context(line=line))
+
     def _check_ignores(self, site: HookSite) -> None:
         ignored = self._checker.tree.ignored_lines
         lines = [n for n in range(site.first_line, site.last_line + 1) if n in ignored]
@@ -228,6 +252,17 @@ class _Walker:
                 Context(line=shown),
                 code=HOOK_ESCAPE,
             )
+
+
+def _own_call(info: TypeInfo) -> FuncItem | None:
+    """The ``__call__`` a hook class defines in its own module, if any."""
+    for base in info.mro:
+        if base.module_name != info.module_name:
+            return None
+        symbol = base.names.get("__call__")
+        if symbol is not None:
+            return function_of(symbol.node)
+    return None
 
 
 def _bodies(node: FuncItem | TypeInfo) -> list[FuncItem]:

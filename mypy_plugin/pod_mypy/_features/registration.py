@@ -128,7 +128,7 @@ def _register(
         proper.type.fullname in DECLARED_HOOK_TYPES or proper.type.has_base(HOOK_BASE)
     ):
         return  # checked (code and signature) where it was defined
-    site = _site(expr, hooks)
+    site = _site(expr, typ, hooks)
     if isinstance(site, str):
         hooks.defer(site, context, HOOK_BOUNDARY)
         return
@@ -137,7 +137,7 @@ def _register(
         _check_signature(site.name, typ, event, hooks, context)
 
 
-def _site(expr: Expression, hooks: ModuleHooks) -> HookSite | str:
+def _site(expr: Expression, typ: Type, hooks: ModuleHooks) -> HookSite | str:
     """The hook code ``expr`` designates, or why it cannot be checked here."""
     checker = hooks.checker
     module = checker.tree.fullname
@@ -148,14 +148,12 @@ def _site(expr: Expression, hooks: ModuleHooks) -> HookSite | str:
         if target.module != module:
             return UNVERIFIABLE_IMPORTED.format(name=target.name, module=target.module)
         return HookSite(target.name, target.node)
-    owner = instance_class(expr, checker)
+    owner = instance_class(expr, typ)
     if owner is not None and owner.module_name.partition(".")[0] not in _STDLIB:
         if owner.module_name != module:
             return UNVERIFIABLE_IMPORTED.format(name=owner.name, module=owner.module_name)
         return HookSite(owner.name, owner)
-    typ = checker.lookup_type_or_none(expr)
-    shown = format_type(typ, checker.options) if typ is not None else "unknown"
-    return UNVERIFIABLE_EXPRESSION.format(type=shown)
+    return UNVERIFIABLE_EXPRESSION.format(type=format_type(typ, checker.options))
 
 
 def _event_types(typ: Type, hooks: ModuleHooks, context: Context) -> tuple[Type, Type] | None:

@@ -1,0 +1,62 @@
+"""The Worker's resumable state, besides the history: where the current turn stands.
+
+Plain dataclasses (cheap to update on the hot path) that pydantic can still serialise, so a
+paused run can be saved as JSON and resumed in another process (see ``WorkerSnapshot``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias
+
+from ._client import Usage
+from ._items import ToolCall, ToolResult
+
+__all__ = ["CallState", "RunState", "ToolBatch", "WorkerStatus"]
+
+WorkerStatus: TypeAlias = Literal["idle", "running", "paused", "yielded"]
+"""``idle``: ready for ``run``; ``paused``/``yielded``: ready for ``resume`` (or a new run)."""
+
+Point: TypeAlias = Literal["idle", "pre_llm_request", "tool_calls", "turn_end"]
+
+
+@dataclass(slots=True)
+class CallState:
+    """One tool call of the reply being processed."""
+
+    call: ToolCall
+    position: int
+    history_index: int
+    pre_intercepted: bool = False
+    decision: Literal["undecided", "approved", "skipped"] = "undecided"
+    skip_reason: str = ""
+    result: ToolResult | None = None
+    post_intercepted: bool = False
+    recorded: bool = False
+
+
+@dataclass(slots=True)
+class ToolBatch:
+    """The tool calls of one reply: decided in order, run together, recorded in order."""
+
+    calls: list[CallState]
+    request_index: int
+    next_decision: int = 0
+    executed: bool = False
+    next_record: int = 0
+
+
+@dataclass(slots=True)
+class RunState:
+    """Where the current turn stands: everything besides the history needed to resume."""
+
+    status: WorkerStatus = "idle"
+    point: Point = "idle"
+    turn: int = -1
+    request_index: int = 0
+    tool_calls_this_turn: int = 0
+    interceptors_done: bool = False
+    hooks_done: bool = False
+    final_text: str = ""
+    batch: ToolBatch | None = None
+    usage: list[Usage] = field(default_factory=list[Usage])

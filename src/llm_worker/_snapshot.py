@@ -1,0 +1,90 @@
+"""``WorkerSnapshot``: a paused (or idle) run as JSON, to resume in another process.
+
+A snapshot holds the history and the run state (turn counters, the tool calls of the reply
+being processed and what was decided about each). It is refused, with a
+:class:`SnapshotError` and nothing changed, if it is not a snapshot, is corrupt, or comes from
+another format version.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal, final
+
+import pydantic_core
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ._errors import SnapshotError
+from ._items import Item, ToolCall
+from ._run_state import RunState
+
+__all__ = ["SNAPSHOT_FORMAT", "SNAPSHOT_VERSION", "WorkerSnapshot"]
+
+SNAPSHOT_FORMAT: Final = "llm-pod/worker-snapshot"
+SNAPSHOT_VERSION: Final = 1
+"""Bumped whenever the snapshot's meaning changes; other versions are refused."""
+
+
+@final
+class WorkerSnapshot(BaseModel):
+    """The history and run state of a Worker that is not running."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    format: Literal["llm-pod/worker-snapshot"] = SNAPSHOT_FORMAT
+    version: int = SNAPSHOT_VERSION
+    history: list[Item]
+    state: RunState
+
+    def to_json(self) -> str:
+        """Serialise to JSON text."""
+        return self.model_dump_json()
+
+    @classmethod
+    def from_json(cls, data: str | bytes) -> WorkerSnapshot:
+        """Parse and check a snapshot.
+
+        Raises:
+            SnapshotError: not JSON, not a snapshot, another version, or inconsistent.
+        """
+        try:
+            # Strict, unlike json.loads: invalid UTF-8, lone surrogate escapes (which could
+            # not be saved again), NaN and absurd nesting are all refused as ValueError.
+            raw: object = pydantic_core.from_json(data, allow_inf_nan=False)
+        except ValueError as exc:
+            raise SnapshotError(f"not a snapshot: invalid JSON ({exc})") from exc
+        if not isinstance(raw, dict) or raw.get("format") != SNAPSHOT_FORMAT:  # pyright: ignore[reportUnknownMemberType]
+            raise SnapshotError(f"not a snapshot: expected format {SNAPSHOT_FORMAT!r}")
+        version: object = raw.get("version")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        if version != SNAPSHOT_VERSION:
+            raise SnapshotError(
+                f"snapshot version {version!r} is not supported by this llm-pod "
+                f"(it reads version {SNAPSHOT_VERSION}); resume it with the version that wrote it"
+            )
+        try:
+            snapshot = cls.model_validate(raw)
+        except ValidationError as exc:
+            raise SnapshotError(f"corrupt snapshot: {exc}") from exc
+        snapshot.check()
+        return snapshot
+
+    def check(self) -> None:
+        """Check that the run state agrees with the history.
+
+        Raises:
+            SnapshotError: a pending tool call is not in the history, or the state is impossible.
+        """
+        state = self.state
+        if state.status == "running":
+            raise SnapshotError("inconsistent snapshot: a running Worker cannot be restored")
+        batch = state.batch
+        if batch is None:
+            return
+        calls = {item.call_id for item in self.history if isinstance(item, ToolCall)}
+        for call_state in batch.calls:
+            if call_state.call.call_id not in calls:
+                raise SnapshotError(
+                    f"inconsistent snapshot: pending call {call_state.call.call_id!r} "
+                    "is not in the history"
+                )
+        in_order = 0 <= batch.next_record <= batch.next_decision <= len(batch.calls)
+        if not in_order or (batch.executed and batch.next_decision != len(batch.calls)):
+            raise SnapshotError("inconsistent snapshot: impossible tool-call progress")

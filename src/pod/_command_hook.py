@@ -1,0 +1,347 @@
+"""``CommandHook``: a hook that runs an external command, so that only JSON crosses.
+
+The protocol, for an event ``E`` with Input model ``I``:
+
+- in, on stdin: ``{"event": "<E's name>", "input": <I as JSON>}`` (``I.model_dump(mode="json")``,
+  so it matches ``I.model_json_schema()``), as one line of ASCII JSON;
+- out, on stdout: one decision ``E`` allows, e.g. ``{"decision": "continue"}`` or
+  ``{"decision": "skip", "reason": "..."}``. For the observe-only ``ABORT`` the output is ignored.
+
+Per-call mode (the default) starts the command for every event and writes one request; the
+command answers and exits with status 0. Persistent mode keeps one process and speaks
+newline-delimited JSON: one request line in, one response line out, one request at a time.
+
+Anything else fails the hook with a :class:`CommandHookError` naming the command and what went
+wrong (it could not start, timed out, crashed, exited non-zero, printed garbage or a decision
+the event does not allow), so the registration's failure policy applies: fail closed by
+default. The command is an argv list, never a shell string; its process group is killed when
+the call ends (see ``_hook_process``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import shlex
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from typing import Any, Final, Literal, TypeAlias, TypeVar, cast, final
+
+import pydantic_core
+from pydantic import BaseModel, ValidationError
+
+from . import events
+from ._errors import CommandHookError, PodUsageError, UnknownEventError
+from ._hook_base import Hook
+from ._hook_process import LineProcess, ProcessFailure, run_once
+from .events import HookEvent
+
+__all__ = ["DEFAULT_TIMEOUT", "CommandHook", "CommandMode", "encode_request", "parse_decision"]
+
+InputT = TypeVar("InputT", bound=BaseModel)
+DecisionT = TypeVar("DecisionT")
+
+CommandMode: TypeAlias = Literal["per-call", "persistent"]
+"""``per-call``: one process per event; ``persistent``: one long-lived process, one JSON line
+in and one out per event."""
+
+DEFAULT_TIMEOUT: Final = 30.0
+"""Seconds a command may take to answer one event, unless told otherwise."""
+_SHUTDOWN_GRACE: Final = 1.0
+"""Seconds ``aclose`` lets a persistent command exit on end of input before killing it."""
+_PREVIEW_BYTES: Final = 120
+
+
+def encode_request(event: HookEvent[InputT, Any], info: InputT) -> bytes:
+    """Return the request a command gets for ``info``: one line of ASCII JSON, no newline."""
+    envelope = {"event": event.name, "input": info.model_dump(mode="json")}
+    return json.dumps(envelope, separators=(",", ":")).encode("ascii")
+
+
+def _preview(data: bytes) -> str:
+    cut = data[:_PREVIEW_BYTES]
+    return repr(cut) + ("..." if len(data) > _PREVIEW_BYTES else "")
+
+
+def _tag(decision_type: type[BaseModel]) -> str:
+    return str(decision_type.model_fields["decision"].default)
+
+
+def _describe(error: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(part) for part in detail['loc']) or 'decision'}: {detail['msg']}"
+        for detail in error.errors(include_url=False)
+    )
+
+
+def parse_decision(
+    event: HookEvent[Any, Any], output: bytes, *, command: str, stderr: str = ""
+) -> BaseModel | None:
+    """Read the decision a command printed for ``event``.
+
+    Returns ``None`` for an observe-only event (its output is ignored), else an instance of
+    one of ``event.decision_types``.
+
+    Raises:
+        CommandHookError: the output is empty, not UTF-8 JSON, not a decision object, a
+            decision ``event`` does not allow, or a malformed one. Nothing else.
+    """
+
+    def fail(problem: str) -> CommandHookError:
+        return CommandHookError(command=command, problem=problem, stderr=stderr)
+
+    if not event.decision_types:
+        return None
+    text = output.strip()
+    if not text:
+        raise fail("printed no decision (stdout was empty)")
+    try:
+        # Strict: rejects invalid UTF-8, NaN, lone surrogate escapes (which could not be
+        # written back out in a snapshot) and absurd nesting, all as ValueError.
+        value: object = pydantic_core.from_json(text, allow_inf_nan=False)
+    except ValueError as exc:
+        raise fail(f"printed something that is not JSON ({exc}): {_preview(text)}") from None
+    tag: object = value.get("decision") if isinstance(value, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    if not isinstance(tag, str):
+        raise fail(
+            'printed JSON that is not a decision object like {"decision": "continue"}: '
+            + _preview(text)
+        )
+    legal = {_tag(decision_type): decision_type for decision_type in event.decision_types}
+    decision_type = legal.get(tag)
+    if decision_type is None:
+        raise fail(
+            f"printed the decision {tag[:_PREVIEW_BYTES]!r}, which {event.name.upper()} "
+            f"does not allow (allowed: {', '.join(legal)})"
+        )
+    try:
+        return decision_type.model_validate(value, strict=True)
+    except ValidationError as exc:
+        raise fail(f"printed an invalid {tag!r} decision: {_describe(exc)}") from None
+
+
+def _check_argv(command: object) -> tuple[str, ...]:
+    if isinstance(command, str):
+        raise PodUsageError(
+            f"a CommandHook command is a list of arguments, not the string {command!r}: "
+            'write e.g. ["python3", "policy.py"]; no shell is used (for one, write '
+            '["sh", "-c", "..."] explicitly)'
+        )
+    if not isinstance(command, Sequence):
+        raise PodUsageError(f"a CommandHook command is a list of strings, not {command!r}")
+    argv = tuple(cast(Sequence[object], command))
+    if not argv or not all(isinstance(arg, str) for arg in argv) or not argv[0]:
+        raise PodUsageError(
+            f"a CommandHook command is a non-empty list of strings with a program first, "
+            f"not {command!r}"
+        )
+    return cast(tuple[str, ...], argv)
+
+
+@final
+class _PersistentState:
+    """The long-lived process of one event loop, and the lock that serialises requests."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.lock = asyncio.Lock()
+        self.process: LineProcess | None = None
+        self.keeper: AsyncGenerator[None, None] | None = None
+
+
+async def _keep(state: _PersistentState, grace: float) -> AsyncGenerator[None, None]:
+    """Stay suspended while ``state`` is in use; on close, end its process.
+
+    An event loop closes the async generators still suspended when it shuts down
+    (``asyncio.run`` and ``asyncio.Runner`` do), so a persistent command never outlives the
+    loop that started it, even if nobody calls ``aclose``.
+    """
+    try:
+        yield
+    finally:
+        process, state.process = state.process, None
+        if process is not None:
+            await process.close(grace=grace)
+
+
+@final
+class CommandHook(Hook[InputT, DecisionT]):
+    """A hook that asks an external command: JSON in on stdin, a decision out on stdout.
+
+    The hook serves one event, given first; register it for that event. The command's answer
+    is checked against the event's legal decisions, and every way it can go wrong raises
+    :class:`CommandHookError`, so the registration's failure policy applies (fail closed
+    unless ``on_error`` says otherwise).
+
+    Example:
+        ```python
+        registry.on(
+            events.PRE_TOOL_CALL,
+            CommandHook(events.PRE_TOOL_CALL, ["python3", "policy.py"], timeout=5),
+            on_error="deny",
+        )
+        ```
+
+    A persistent hook keeps its process until :meth:`aclose` (or ``async with``); a later
+    call starts a new one. It restarts the process after a crash, a timeout or garbage.
+    """
+
+    def __init__(
+        self,
+        event: HookEvent[InputT, DecisionT],
+        command: Sequence[str],
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        mode: CommandMode = "per-call",
+        cwd: str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        """Describe the command; nothing starts until the first event.
+
+        Args:
+            event: the event this hook serves (one of ``pod.events``).
+            command: the program and its arguments (an argv list; no shell).
+            timeout: seconds the command may take per event, start-up included (past it its
+                process group is killed and the hook fails). Must be positive and finite.
+            mode: ``"per-call"`` or ``"persistent"`` (see :data:`CommandMode`).
+            cwd: working directory of the command (default: the current one).
+            env: the command's whole environment (default: inherit this process's).
+
+        Raises:
+            UnknownEventError: ``event`` is not in the catalogue.
+            PodUsageError: the command is a string or empty, the timeout is not positive and
+                finite, the mode is unknown, or this system has no process groups.
+        """
+        if not any(event is known for known in events.CATALOGUE):
+            raise UnknownEventError(event)
+        if not hasattr(os, "killpg"):
+            raise PodUsageError("CommandHook needs a POSIX system (process groups)")
+        self._argv = _check_argv(command)
+        if not (math.isfinite(timeout) and timeout > 0):
+            raise PodUsageError(f"a CommandHook timeout must be positive and finite: {timeout!r}")
+        if mode not in ("per-call", "persistent"):
+            raise PodUsageError(f"unknown CommandHook mode {mode!r}: use per-call or persistent")
+        self._event = event
+        self._timeout = float(timeout)
+        self._mode: CommandMode = mode
+        self._cwd = None if cwd is None else os.fspath(cwd)
+        self._env = None if env is None else dict(env)
+        self._display = shlex.join(self._argv)
+        self._persistent: _PersistentState | None = None
+        # The registry names a hook by its __qualname__: make failures name the command.
+        self.__qualname__ = f"CommandHook({self._display})"
+
+    @property
+    def event(self) -> HookEvent[InputT, DecisionT]:
+        """The event this hook serves."""
+        return self._event
+
+    @property
+    def command(self) -> tuple[str, ...]:
+        """The argv the command runs with."""
+        return self._argv
+
+    @property
+    def timeout(self) -> float:
+        """Seconds the command may take per event."""
+        return self._timeout
+
+    @property
+    def mode(self) -> CommandMode:
+        """``per-call`` or ``persistent``."""
+        return self._mode
+
+    def __repr__(self) -> str:
+        return (
+            f"CommandHook({self._event!r}, {list(self._argv)!r}, "
+            f"timeout={self._timeout:g}, mode={self._mode!r})"
+        )
+
+    async def __call__(self, info: InputT) -> DecisionT:
+        """Ask the command about ``info`` and return its decision.
+
+        Raises:
+            CommandHookError: the command failed or answered illegally (see the module doc).
+        """
+        event = self._event
+        if not isinstance(info, event.input_type):
+            raise CommandHookError(
+                command=self._display,
+                problem=(
+                    f"serves {event.name.upper()} but was given a {type(info).__name__}: "
+                    "register it for the event it was made for"
+                ),
+            )
+        request = encode_request(event, info)
+        try:
+            if self._mode == "persistent":
+                output, stderr = await self._ask_persistent(request + b"\n")
+            else:
+                output, stderr = await run_once(
+                    self._argv, request, timeout=self._timeout, cwd=self._cwd, env=self._env
+                )
+        except ProcessFailure as failure:
+            raise CommandHookError(
+                command=self._display, problem=failure.problem, stderr=failure.stderr
+            ) from None
+        decision = parse_decision(event, output, command=self._display, stderr=stderr)
+        return cast(DecisionT, decision)
+
+    def _state(self) -> _PersistentState:
+        loop = asyncio.get_running_loop()
+        state = self._persistent
+        if state is None or state.loop is not loop:
+            if state is not None and state.process is not None:
+                state.process.abandon()  # started under an event loop that has ended
+            state = self._persistent = _PersistentState(loop)
+        return state
+
+    async def _ask_persistent(self, line: bytes) -> tuple[bytes, str]:
+        state = self._state()
+        async with state.lock:
+            try:
+                async with asyncio.timeout(self._timeout):
+                    if state.process is not None and not state.process.alive:
+                        await state.process.close()  # it died between requests: reap it
+                        state.process = None
+                    if state.process is None:
+                        state.process = await LineProcess.start(
+                            self._argv, cwd=self._cwd, env=self._env
+                        )
+                        if state.keeper is None:
+                            state.keeper = _keep(state, self._grace())
+                            await anext(state.keeper)
+                    answer = await state.process.exchange(line)
+                    return answer, state.process.stderr_text()
+            except BaseException as exc:
+                failed, state.process = state.process, None
+                stderr = failed.stderr_text() if failed is not None else ""
+                if failed is not None:
+                    await failed.close()
+                if isinstance(exc, TimeoutError):
+                    raise ProcessFailure(f"timed out after {self._timeout:g}s", stderr) from None
+                raise
+
+    async def aclose(self) -> None:
+        """End a persistent command: close its stdin, give it a moment to exit, then kill its
+        process group. Does nothing for a per-call hook or one with no process running."""
+        state, self._persistent = self._persistent, None
+        if state is None:
+            return
+        if state.loop is not asyncio.get_running_loop():
+            if state.process is not None:
+                state.process.abandon()
+            return
+        async with state.lock:
+            if state.keeper is not None:
+                await state.keeper.aclose()
+
+    def _grace(self) -> float:
+        return min(self._timeout, _SHUTDOWN_GRACE)
+
+    async def __aenter__(self) -> CommandHook[InputT, DecisionT]:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()

@@ -1,0 +1,293 @@
+"""``Pod``: the object users start runs with.
+
+A Pod owns one Worker and wires, in this order:
+- its internal interceptors: notification, compaction, truncation (``docs/pod.md`` says why
+  this order);
+- the hooks: policy hooks first (the ``PermissionHook``), then the user's registry, in its
+  registration order. The Pod freezes the user's registry. A policy ``Skip`` ends the chain,
+  so no user hook can let a denied call run.
+
+It handles the Worker's internal ``Yielded`` (compaction is due): it compacts and resumes,
+so ``run`` and ``resume`` return only ``Finished``, ``Paused``, ``Aborted`` or
+``LimitReached``. A Pod runs one thing at a time; ``notify`` may be called from any thread or
+task at any time.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from typing import TypeAlias, final
+
+from llm_worker import (
+    Aborted,
+    CallResolution,
+    Finished,
+    HookPort,
+    Interceptor,
+    Item,
+    LimitReached,
+    LlmClient,
+    Paused,
+    Tool,
+    Usage,
+    Worker,
+    WorkerResult,
+    WorkerStateError,
+    WorkerStatus,
+    Yielded,
+)
+
+from . import events
+from ._errors import PodUsageError
+from ._interceptors import (
+    CompactionInterceptor,
+    NotificationInterceptor,
+    NotificationQueue,
+    TruncationInterceptor,
+)
+from ._permissions import PermissionHook
+from ._registry import FrozenHookRegistry, HookRegistry
+from ._settings import PodSettings
+from ._snapshot import PodSnapshot
+from ._summariser import LlmSummariser, Summariser
+from ._trace import TraceEvent, Tracer, TracingHookPort
+
+__all__ = ["Pod", "PodResult"]
+
+_log = logging.getLogger("pod")
+
+PodResult: TypeAlias = Finished | Paused | Aborted | LimitReached
+"""How a Pod run ends (``Yielded`` never reaches the caller: the Pod handles it)."""
+
+
+@final
+class Pod:
+    """Runs an agent: a model, tools, internal interceptors, policy hooks and user hooks.
+
+    Args:
+        client: the model; also writes compaction summaries unless ``summariser`` is given.
+        tools: the tools the model may call.
+        hooks: the user's hooks. The Pod freezes a ``HookRegistry`` it is given.
+        permissions: the policy hook, asked before every user hook on ``PRE_TOOL_CALL``;
+            ``None``: no policy (every call goes to the user hooks).
+        settings: limits and thresholds (compaction, truncation, requests, tool timeout).
+        summariser: writes compaction summaries; default: one request through ``client``.
+        system_prompt: sent with every model request.
+        history: items to start from (e.g. a restored conversation).
+        trace: receives a :class:`TraceEvent` for each interceptor action and hook decision.
+
+    Example:
+        ```python
+        pod = Pod(client, tools=[read_file], hooks=registry,
+                  permissions=PermissionHook.from_toml("permissions.toml"))
+        result = await pod.run("Summarise README.md")
+        ```
+    """
+
+    def __init__(
+        self,
+        client: LlmClient,
+        *,
+        tools: Iterable[Tool] = (),
+        hooks: HookRegistry | FrozenHookRegistry | None = None,
+        permissions: PermissionHook | None = None,
+        settings: PodSettings | None = None,
+        summariser: Summariser | None = None,
+        system_prompt: str | None = None,
+        history: Iterable[Item] = (),
+        trace: Tracer | None = None,
+    ) -> None:
+        self._settings = settings = settings if settings is not None else PodSettings()
+        self._trace = trace
+        self._notifications = NotificationQueue()
+        self._compaction = CompactionInterceptor(
+            threshold_tokens=settings.compaction_threshold_tokens,
+            keep_recent=settings.compaction_keep_recent,
+            trace=trace,
+        )
+        interceptors: list[Interceptor] = [
+            NotificationInterceptor(self._notifications, trace=trace),
+            self._compaction,
+        ]
+        if settings.max_tool_output_bytes is not None:
+            interceptors.append(TruncationInterceptor(settings.max_tool_output_bytes, trace=trace))
+        self._hooks = _policy_registry(permissions).then(_frozen(hooks))
+        port: HookPort = self._hooks if trace is None else TracingHookPort(self._hooks, trace)
+        self._summariser: Summariser = (
+            summariser if summariser is not None else LlmSummariser(client)
+        )
+        self._worker = Worker(
+            client,
+            tools=tools,
+            interceptors=interceptors,
+            hooks=port,
+            system_prompt=system_prompt,
+            max_requests_per_turn=settings.max_requests_per_turn,
+            tool_timeout=settings.tool_timeout,
+            history=history,
+        )
+        self._summary_usage: list[Usage] = []
+        self._busy = False
+
+    # -- what the caller may read ---------------------------------------------------------
+
+    @property
+    def history(self) -> tuple[Item, ...]:
+        """A copy of the history as it stands (for the caller; hooks never get it)."""
+        return self._worker.history
+
+    @property
+    def usage(self) -> Usage:
+        """Tokens used so far: every model request of the runs, plus compaction summaries."""
+        worker = self._worker.usage
+        return Usage(
+            input_tokens=worker.input_tokens + sum(u.input_tokens for u in self._summary_usage),
+            output_tokens=worker.output_tokens + sum(u.output_tokens for u in self._summary_usage),
+        )
+
+    @property
+    def hooks(self) -> FrozenHookRegistry:
+        """The hooks the Pod asks: policy hooks first, then the user's."""
+        return self._hooks
+
+    @property
+    def settings(self) -> PodSettings:
+        """The Pod's limits and thresholds."""
+        return self._settings
+
+    @property
+    def turn(self) -> int:
+        """0-based index of the current (or last) turn; -1 before the first run."""
+        return self._worker.turn
+
+    @property
+    def pending_notifications(self) -> int:
+        """Notifications waiting for the next model request."""
+        return len(self._notifications)
+
+    # -- running --------------------------------------------------------------------------
+
+    async def run(self, prompt: str) -> PodResult:
+        """Start a turn with ``prompt`` and run it until it finishes, pauses or aborts.
+
+        A paused run left open is abandoned: its pending tool calls get synthetic results.
+
+        Raises:
+            WorkerStateError: the Pod is already running.
+        """
+        self._enter()
+        try:
+            return await self._settle(await self._worker.run(prompt))
+        finally:
+            self._busy = False
+
+    async def resume(self, decisions: Mapping[str, CallResolution] | None = None) -> PodResult:
+        """Continue a paused run where it stopped.
+
+        Args:
+            decisions: by ``call_id``, a decision (``Continue``, ``Skip`` or ``Abort``) for a
+                pending tool call; it takes the place of the hooks' decision for that call.
+
+        Raises:
+            WorkerStateError: the Pod is running or has nothing to resume, or a decision
+                names a call that is not pending.
+        """
+        self._enter()
+        try:
+            return await self._settle(await self._worker.resume(decisions))
+        finally:
+            self._busy = False
+
+    # -- saving and restoring -------------------------------------------------------------
+
+    def snapshot(self) -> PodSnapshot:
+        """Save the run (typically a paused one) to resume it elsewhere.
+
+        The pending notifications are copied, not taken: do not keep using this Pod and the
+        restored one for the same run.
+
+        Raises:
+            WorkerStateError: the Pod is running.
+        """
+        if self._busy:
+            raise WorkerStateError("cannot snapshot a running Pod")
+        return PodSnapshot(
+            worker=self._worker.snapshot(),
+            pending_notifications=self._notifications.peek_all(),
+            summary_usage=tuple(self._summary_usage),
+        )
+
+    def restore(self, snapshot: PodSnapshot) -> None:
+        """Take over a saved run in this fresh Pod (built with the same configuration).
+
+        Raises:
+            PodUsageError: this Pod has already run, holds history or pending notifications.
+            SnapshotError: the snapshot is inconsistent (nothing is changed).
+        """
+        if self._busy or self._worker.turn != -1 or self._worker.history or self._notifications:
+            raise PodUsageError("restore a snapshot into a fresh Pod that has not run yet")
+        self._worker.restore(snapshot.worker)
+        for text in snapshot.pending_notifications:
+            self._notifications.push(text)
+        self._summary_usage = list(snapshot.summary_usage)
+
+    @property
+    def status(self) -> WorkerStatus:
+        """``idle``, ``running`` or ``paused`` (``resume`` continues a paused run)."""
+        return self._worker.status
+
+    def notify(self, text: str) -> None:
+        """Queue a notification for the model; thread-safe, callable at any time.
+
+        It enters the history just before the next model request, as a user message
+        starting with ``[notification] ``; if the run ends first, it waits for the next run.
+
+        Raises:
+            PodUsageError: ``text`` is empty.
+        """
+        if not text.strip():
+            raise PodUsageError("a notification needs some text")
+        self._notifications.push(text)
+
+    def _enter(self) -> None:
+        if self._busy:
+            raise WorkerStateError("the Pod is already running")
+        self._busy = True
+
+    async def _settle(self, result: WorkerResult) -> PodResult:
+        while isinstance(result, Yielded):
+            await self._compact()
+            result = await self._worker.resume()
+        return result
+
+    async def _compact(self) -> None:
+        """Compact the history; on failure send the request as it is (logged and traced)."""
+        try:
+            outcome = await self._compaction.compact(self._worker.context, self._summariser)
+        except Exception as exc:  # a failed summary must not end the run by itself
+            problem = f"compaction failed, sending the request uncompacted: {exc!r}"
+            _log.warning("%s", problem)
+            if self._trace is not None:
+                self._trace(TraceEvent(source="pod", actor="pod", message=problem))
+            outcome = None
+        if outcome is None:
+            self._compaction.skip_next_request()
+        elif outcome.summary.usage is not None:
+            self._summary_usage.append(outcome.summary.usage)
+
+
+def _policy_registry(permissions: PermissionHook | None) -> FrozenHookRegistry:
+    policy = HookRegistry()
+    if permissions is not None:
+        # on_error="deny": a failing policy check skips the call (fail closed).
+        policy.on(events.PRE_TOOL_CALL, permissions, on_error="deny")
+    return policy.freeze()
+
+
+def _frozen(hooks: HookRegistry | FrozenHookRegistry | None) -> FrozenHookRegistry:
+    if hooks is None:
+        return HookRegistry().freeze()
+    if isinstance(hooks, HookRegistry):
+        return hooks.freeze()
+    return hooks

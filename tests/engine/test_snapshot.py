@@ -1,0 +1,122 @@
+"""A paused run saved as JSON resumes in a fresh Worker exactly where it stopped."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from llm_worker import (
+    ITEMS_ADAPTER,
+    SNAPSHOT_VERSION,
+    Continue,
+    Finished,
+    Pause,
+    Paused,
+    ScriptedCall,
+    ScriptedClient,
+    ScriptedReply,
+    Skip,
+    SnapshotError,
+    ToolCallSummary,
+    Worker,
+    WorkerSnapshot,
+    WorkerStateError,
+)
+from llm_worker.testing import assert_well_formed
+from pod import HookRegistry, events
+
+from .conftest import echo
+
+SCRIPT = [
+    ScriptedReply(
+        calls=[
+            ScriptedCall("echo", {"text": "a"}, call_id="a"),
+            ScriptedCall("echo", {"text": "b"}, call_id="b"),
+        ]
+    ),
+    ScriptedReply("done"),
+]
+
+
+def approval_hooks() -> HookRegistry:
+    registry = HookRegistry()
+
+    @registry.on(events.PRE_TOOL_CALL)
+    def ask(call: ToolCallSummary) -> Continue | Pause:
+        return Pause(reason=f"approve {call.call_id}?")
+
+    return registry
+
+
+def fresh_worker() -> Worker:
+    return Worker(ScriptedClient(SCRIPT), tools=[echo], hooks=approval_hooks().freeze())
+
+
+async def test_a_paused_run_resumes_from_json_in_a_fresh_worker() -> None:
+    first = fresh_worker()
+    paused = await first.run("go")
+    assert isinstance(paused, Paused)
+    saved = first.snapshot().to_json()
+
+    # A new process: same configuration, state from the JSON text only.
+    second = Worker(ScriptedClient(SCRIPT[1:]), tools=[echo], hooks=approval_hooks().freeze())
+    second.restore(WorkerSnapshot.from_json(saved))
+    assert second.status == "paused"
+    result = await second.resume({"a": Continue(), "b": Skip(reason="no")})
+    assert result == Finished(text="done", turn=0)
+
+    # The same decisions without the interruption give the same history.
+    uninterrupted = fresh_worker()
+    await uninterrupted.run("go")
+    await uninterrupted.resume({"a": Continue(), "b": Skip(reason="no")})
+    assert ITEMS_ADAPTER.dump_json(list(second.history)) == ITEMS_ADAPTER.dump_json(
+        list(uninterrupted.history)
+    )
+    assert_well_formed(second.history)
+
+
+async def test_an_unresolved_call_in_a_restored_run_is_put_to_the_hooks_again() -> None:
+    first = fresh_worker()
+    await first.run("go")
+    second = fresh_worker()
+    second.restore(WorkerSnapshot.from_json(first.snapshot().to_json()))
+    again = await second.resume()
+    assert isinstance(again, Paused)
+    assert again.reason == "approve a?"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("not json", r"^not a snapshot: invalid JSON"),
+        ('{"format": "something else"}', r"^not a snapshot: expected format"),
+        (
+            json.dumps({"format": "llm-pod/worker-snapshot", "version": SNAPSHOT_VERSION + 1}),
+            r"^snapshot version 2 is not supported by this llm-pod \(it reads version 1\)",
+        ),
+        (
+            json.dumps({"format": "llm-pod/worker-snapshot", "version": 1, "history": []}),
+            r"^corrupt snapshot: ",
+        ),
+    ],
+)
+def test_bad_snapshots_are_refused_clearly(text: str, message: str) -> None:
+    with pytest.raises(SnapshotError, match=message):
+        WorkerSnapshot.from_json(text)
+
+
+async def test_a_snapshot_whose_pending_call_is_missing_is_refused() -> None:
+    first = fresh_worker()
+    await first.run("go")
+    data = json.loads(first.snapshot().to_json())
+    data["history"] = data["history"][:1]  # drop the tool calls
+    with pytest.raises(SnapshotError, match="pending call 'a' is not in the history"):
+        WorkerSnapshot.from_json(json.dumps(data))
+
+
+async def test_a_running_worker_cannot_be_saved() -> None:
+    worker = fresh_worker()
+    worker._state.status = "running"  # as seen from inside a hook's task
+    with pytest.raises(WorkerStateError, match="cannot snapshot a running Worker"):
+        worker.snapshot()

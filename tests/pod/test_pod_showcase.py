@@ -1,0 +1,28 @@
+"""The showcase the demo renders: every mechanism acts, in the documented order."""
+
+from __future__ import annotations
+
+from pod_helpers import assert_well_formed
+
+from llm_worker import Summary
+from pod import Finished, TraceEvent
+from pod._showcase import SHOWCASE_PROMPT, build_showcase_pod
+
+
+async def test_the_showcase_exercises_every_mechanism() -> None:
+    trace: list[TraceEvent] = []
+    pod = build_showcase_pod(trace.append)
+    result = await pod.run(SHOWCASE_PROMPT)
+
+    assert isinstance(result, Finished)
+    actors = {e.actor for e in trace if e.source == "interceptor"}
+    assert actors == {"compaction", "notification", "truncation"}
+    decisions = [e.decision for e in trace if e.actor == "PRE_TOOL_CALL"]
+    assert decisions == [
+        "Continue",
+        "Skip: deleting files needs a human: ask the user instead",
+        "Continue",
+        "Skip: no permission rule allows this call to read_file",
+    ]
+    assert sum(isinstance(item, Summary) for item in pod.history) == 1
+    assert_well_formed(pod.history)
