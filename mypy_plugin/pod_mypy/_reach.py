@@ -209,7 +209,9 @@ class Reach:
             found = self._type(base, ())
             if found is not None:
                 return Path(found.target, (f"{info.name}({base.type.name})", *found.via), False)
-        for name, symbol in info.names.items():
+        # Public members first: the path a message names should be the one users know.
+        members = sorted(info.names.items(), key=lambda member: member[0].startswith("_"))
+        for name, symbol in members:
             member_type, step = _member_type(info, name, symbol.node)
             if member_type is None:
                 continue
