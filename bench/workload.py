@@ -83,14 +83,13 @@ CLOCK: Final = TurnClock()
 
 
 async def _echo_body(text: str) -> str:
+    """The benchmark tool: stamps the clock and returns its argument."""
     CLOCK.tick()
     return text
 
 
-@tool(name="echo", description="Return the text.")
-async def echo(text: str) -> str:
-    """The benchmark tool: stamps the clock and returns its argument."""
-    return await _echo_body(text)
+echo: Final = tool(name="echo", description="Return the text.")(_echo_body)
+"""The same function as a llm-pod tool (validated arguments, JSON schema)."""
 
 
 class Runner(Protocol):

@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol, TypeAlias, final
+from typing import Annotated, Literal, Protocol, TypeAlias, final
 
-from pydantic import BaseModel, ConfigDict, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from ._errors import LlmClientError
 from ._items import Item, Message, Reasoning, ToolCall
@@ -65,7 +65,7 @@ class LlmResponse(BaseModel):
     """One assistant reply: its items in order, usage and stop reason."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    items: tuple[Message | Reasoning | ToolCall, ...]
+    items: tuple[Annotated[Message | Reasoning | ToolCall, Field(discriminator="kind")], ...]
     usage: Usage | None = None
     stop_reason: StopReason = "end_turn"
 
@@ -157,7 +157,7 @@ class ScriptedClient(Privileged):
         else:
             raise LlmClientError("the script has no reply left", provider="scripted")
         reply = step(request) if callable(step) else step
-        return reply if isinstance(reply, LlmResponse) else self._to_response(reply)
+        return self._to_response(reply) if isinstance(reply, ScriptedReply) else reply
 
     def _to_response(self, reply: ScriptedReply) -> LlmResponse:
         items: list[Message | Reasoning | ToolCall] = []
