@@ -20,6 +20,7 @@ from ._errors import LlmClientError
 from ._items import Item, Message, Reasoning, ToolCall
 from ._privilege import Privileged
 from ._tools import ToolDefinition
+from ._validated import validated
 
 __all__ = [
     "LlmClient",
@@ -173,13 +174,15 @@ class ScriptedClient(Privileged):
                 else json.dumps(dict(call.arguments), ensure_ascii=False)
             )
             items.append(
-                ToolCall(
+                validated(
+                    ToolCall,
                     call_id=call.call_id or f"call_{self._next_call_number}",
                     name=call.name,
                     arguments=arguments,
                 )
             )
-        return LlmResponse(
+        return validated(
+            LlmResponse,
             items=tuple(items),
             usage=reply.usage,
             stop_reason="tool_calls" if reply.calls else "end_turn",

@@ -57,6 +57,7 @@ from ._summaries import (
 )
 from ._text import utf8_len, utf8_prefix
 from ._tools import Tool, ToolArgumentsError, ToolDefinition
+from ._validated import validated
 from .interceptor import (
     CONTINUE,
     Interceptor,
@@ -334,7 +335,8 @@ class Worker(Privileged):
                     assert_never(action)
             if self._ask_pre_llm_request:
                 decision = await self._hooks.pre_llm_request(
-                    PreRequestInfo(
+                    validated(
+                        PreRequestInfo,
                         turn=state.turn,
                         request_index=state.request_index,
                         item_count=len(history),
@@ -399,7 +401,12 @@ class Worker(Privileged):
                 return outcome
             batch.next_decision += 1
         if not batch.executed:
-            await self._execute(batch)
+            if len(calls) == 1:  # the common case, without a task group
+                only = calls[0]
+                if only.decision == "approved" and only.result is None:
+                    only.result = await self._run_tool(only.call)
+            else:
+                await self._execute(batch)
             batch.executed = True
         while batch.next_record < len(calls):
             call_state = calls[batch.next_record]
@@ -453,11 +460,13 @@ class Worker(Privileged):
         elif not self._ask_pre_tool_call:
             decision = CONTINUE
         else:
+            call = call_state.call
             decision = await self._hooks.pre_tool_call(
-                ToolCallSummary(
-                    call_id=call_state.call.call_id,
-                    tool_name=call_state.call.name,
-                    arguments=call_state.call.arguments,
+                validated(
+                    ToolCallSummary,
+                    call_id=call.call_id,
+                    tool_name=call.name,
+                    arguments=call.arguments,
                     turn=self._state.turn,
                 )
             )
@@ -495,7 +504,8 @@ class Worker(Privileged):
             self._append_result(call_state, result)
             return None
         decision = await self._hooks.post_tool_call(
-            ToolResultSummary(
+            validated(
+                ToolResultSummary,
                 call_id=result.call_id,
                 tool_name=result.name,
                 is_error=result.is_error,
@@ -555,13 +565,7 @@ class Worker(Privileged):
 
     async def _execute(self, batch: ToolBatch) -> None:
         """Run the approved calls of a batch concurrently; every call gets a result."""
-        calls = batch.calls
-        if len(calls) == 1:  # the common case: no task group, no list
-            only = calls[0]
-            if only.decision == "approved" and only.result is None:
-                only.result = await self._run_tool(only.call)
-            return
-        approved = [c for c in calls if c.decision == "approved" and c.result is None]
+        approved = [c for c in batch.calls if c.decision == "approved" and c.result is None]
         if len(approved) == 1:
             approved[0].result = await self._run_tool(approved[0].call)
             return
@@ -595,7 +599,7 @@ class Worker(Privileged):
             return _error_result(call, f"tool {call.name} timed out after {self._tool_timeout}s")
         except Exception as exc:  # a failing tool is the model's news, not a crash
             return _error_result(call, f"tool {call.name} failed: {type(exc).__name__}: {exc}")
-        return ToolResult(call_id=call.call_id, name=call.name, content=content)
+        return validated(ToolResult, call_id=call.call_id, name=call.name, content=content)
 
     def _post_intercept(self, call_state: CallState, batch: ToolBatch) -> Continue | Abort:
         if call_state.post_intercepted:
