@@ -16,7 +16,7 @@ from llm_worker import Continue
 from pod import FrozenHookRegistry, HookRegistry, ToolCallSummary, events
 
 from ._measure import Sample, sample
-from .workload import ARGUMENTS
+from .floor import ARGUMENTS
 
 __all__ = ["HOOK_COUNTS", "DispatchFigures", "measure_dispatch"]
 

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Final, final
 
 from ._measure import Sample, peak_bytes, sample, timed
-from .workload import CLOCK, Runner, make_baseline, make_runner
+from .floor import CLOCK
+from .workload import Runner, make_baseline, make_runner
 
 __all__ = ["FLATNESS_WINDOWS", "TURN_COUNTS", "LoopFigures", "measure_loop"]
 

@@ -22,7 +22,8 @@ from typing import Any, Final, final
 from llm_worker import Item, LlmRequest, Message, ToolCall, ToolDefinition, ToolResult
 
 from ._measure import Sample, sample
-from .workload import ARGUMENTS, echo
+from .floor import ARGUMENTS
+from .workload import echo
 
 __all__ = ["HISTORY_LENGTHS", "PayloadFigures", "find_builders", "measure_payload"]
 

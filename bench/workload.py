@@ -7,21 +7,18 @@ Two runners do the same work for ``n`` turns:
   one on ``PRE_LLM_REQUEST`` in a frozen ``pod.HookRegistry``, and three idle interceptors
   doing the cheap checks the Pod's compaction, notification and truncation do when they
   have nothing to do. Swapping in ``pod.Pod`` is a change to that one factory.
-- :class:`HandWrittenLoop` is the floor: a minimal asyncio loop doing the same bookkeeping
-  (call the pre-request hook, ask the fake model, append the call, call the tool hook,
-  parse the arguments, call the tool, append the result).
+- :func:`make_baseline` builds the floor, ``bench.floor.HandWrittenLoop``: a minimal asyncio
+  loop doing the same bookkeeping (call the pre-request hook, ask the fake model, append
+  the call, call the tool hook, parse the arguments, call the tool, append the result).
 
 Both call the same tool body, which stamps the clock: the gaps between stamps are the
-per-turn costs at each history length (see :class:`TurnClock`).
+per-turn costs at each history length (see ``bench.floor.TurnClock``).
 """
 
 from __future__ import annotations
 
-import json
-import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Final, Protocol, final
 
 from llm_worker import (
@@ -50,45 +47,16 @@ from llm_worker.interceptor import (
 from llm_worker.testing import pairing_problems
 from pod import HookRegistry, PreRequestInfo, ToolCallSummary, events
 
+from .floor import ARGUMENTS, FINAL_TEXT, HandWrittenLoop, echo_body
+
 __all__ = [
-    "CLOCK",
-    "HandWrittenLoop",
     "Runner",
-    "TurnClock",
     "WorkerRunner",
     "make_baseline",
     "make_runner",
 ]
 
-ARGUMENTS: Final = '{"text": "ok"}'
-"""The arguments of every scripted tool call (JSON text, as a model sends them)."""
-FINAL_TEXT: Final = "done"
-
-
-@final
-class TurnClock:
-    """Collects one ``perf_counter_ns`` stamp per tool call (one per turn)."""
-
-    def __init__(self) -> None:
-        self.stamps: list[int] = []
-
-    def reset(self) -> None:
-        self.stamps = []
-
-    def tick(self) -> None:
-        self.stamps.append(time.perf_counter_ns())
-
-
-CLOCK: Final = TurnClock()
-
-
-async def _echo_body(text: str) -> str:
-    """The benchmark tool: stamps the clock and returns its argument."""
-    CLOCK.tick()
-    return text
-
-
-echo: Final = tool(name="echo", description="Return the text.")(_echo_body)
+echo: Final = tool(name="echo", description="Return the text.")(echo_body)
 """The same function as a llm-pod tool (validated arguments, JSON schema)."""
 
 
@@ -228,69 +196,6 @@ def make_runner(turns: int) -> Runner:
 
 
 # -- the hand-written floor ------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class _Call:
-    call_id: str
-    name: str
-    arguments: str
-
-
-@dataclass(slots=True)
-class _Result:
-    call_id: str
-    content: str
-
-
-@dataclass(slots=True)
-class _Text:
-    role: str
-    text: str
-
-
-def _baseline_hook(subject: object) -> object:
-    del subject
-    return _HOOK_DECISION
-
-
-@final
-class HandWrittenLoop:
-    """A minimal asyncio agent loop: the least any loop doing this work could cost."""
-
-    def __init__(self, turns: int) -> None:
-        self.turns = turns
-        self.history: list[_Call | _Result | _Text] = []
-        self._requests = 0
-        self._tools = {"echo": _echo_body}
-        self._pre_request_hook = _baseline_hook
-        self._pre_tool_hook = _baseline_hook
-
-    async def _model(self, history: list[_Call | _Result | _Text]) -> _Call | _Text:
-        del history
-        self._requests += 1
-        if self._requests <= self.turns:
-            return _Call(f"call_{self._requests}", "echo", ARGUMENTS)
-        return _Text("assistant", FINAL_TEXT)
-
-    async def run(self) -> None:
-        history = self.history
-        history.append(_Text("user", "go"))
-        while True:
-            if self._pre_request_hook(len(history)) is not _HOOK_DECISION:
-                return
-            reply = await self._model(history)
-            history.append(reply)
-            if not isinstance(reply, _Call):
-                return
-            if self._pre_tool_hook(reply) is not _HOOK_DECISION:
-                history.append(_Result(reply.call_id, "skipped"))
-                continue
-            content = await self._tools[reply.name](**json.loads(reply.arguments))
-            history.append(_Result(reply.call_id, content))
-
-    def check(self) -> None:
-        assert len(self.history) == 2 * self.turns + 2, len(self.history)
 
 
 def make_baseline(turns: int) -> Runner:
