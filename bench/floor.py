@@ -10,12 +10,24 @@ The tool body stamps :data:`CLOCK`; the gaps between stamps are per-turn costs.
 
 from __future__ import annotations
 
+import itertools
 import json
+import statistics
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, final
 
-__all__ = ["ARGUMENTS", "CLOCK", "FINAL_TEXT", "HandWrittenLoop", "TurnClock", "echo_body"]
+__all__ = [
+    "ARGUMENTS",
+    "CLOCK",
+    "CURVE_EDGES",
+    "FINAL_TEXT",
+    "HandWrittenLoop",
+    "TurnClock",
+    "curve",
+    "echo_body",
+]
 
 ARGUMENTS: Final = '{"text": "ok"}'
 """The arguments of every scripted tool call (JSON text, as a model sends them)."""
@@ -37,6 +49,26 @@ class TurnClock:
 
 
 CLOCK: Final = TurnClock()
+
+CURVE_EDGES: Final = (
+    1, 2, 3, 5, 8, 13, 20, 32, 50, 80, 126, 200, 316, 500, 800,
+    1_260, 2_000, 3_160, 5_000, 7_000, 10_000,
+)  # fmt: skip
+"""Turn windows ``[a, b)`` of the per-turn curve, about evenly spaced on a log scale."""
+
+
+def curve(stamps: Sequence[int], edges: Sequence[int] = CURVE_EDGES) -> dict[int, float]:
+    """Median seconds per turn in each window ``[a, b)`` the stamps cover, keyed by ``a``.
+
+    ``stamps[i]`` is the clock at turn ``i``'s tool call, so ``stamps[t] - stamps[t - 1]`` is
+    the cost of turn ``t``.
+    """
+    gaps = [(b - a) / 1e9 for a, b in itertools.pairwise(stamps)]
+    return {
+        start: statistics.median(gaps[start - 1 : stop - 1])
+        for start, stop in itertools.pairwise(edges)
+        if stop <= len(stamps)
+    }
 
 
 async def echo_body(text: str) -> str:

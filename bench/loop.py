@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Final, final
 
 from ._measure import Sample, peak_bytes, sample, timed
-from .floor import CLOCK
+from .floor import CLOCK, CURVE_EDGES
 from .workload import Runner, make_baseline, make_runner
 
 __all__ = ["FLATNESS_WINDOWS", "TURN_COUNTS", "LoopFigures", "measure_loop"]
@@ -28,11 +28,6 @@ _REPEATS: Final = {100: 150, 1_000: 30, 10_000: 8}
 
 FLATNESS_WINDOWS: Final = {"~10": (2, 22), "~1,000": (950, 1_050), "~10,000": (9_900, 10_000)}
 """Turn ranges ``[start, stop)`` whose median gap is the per-turn cost at that length."""
-
-_CURVE_EDGES: Final = (
-    1, 2, 3, 5, 8, 13, 20, 32, 50, 80, 126, 200, 316, 500, 800,
-    1_260, 2_000, 3_160, 5_000, 7_000, 10_000,
-)  # fmt: skip
 
 
 @final
@@ -123,6 +118,6 @@ async def measure_loop(*, quick: bool = False) -> LoopFigures:
             min(_window(g, start, stop) for g in long_gaps[0]),
             min(_window(g, start, stop) for g in long_gaps[1]),
         )
-        for start, stop in itertools.pairwise(_CURVE_EDGES)
+        for start, stop in itertools.pairwise(CURVE_EDGES)
     ]
     return LoopFigures(per_turn, peak_memory, flatness, curve)

@@ -4,8 +4,8 @@ A driver builds a fresh agent for ``n`` turns of the workload (one tool call per
 turn, the tool being ``bench.floor.echo_body``, a trivial hook before each model request
 and before each tool call where the peer has such hooks) and hands :func:`drive` a factory.
 ``drive`` times the peer and the hand-written floor alternately in this same process (CPU
-time, best of repeats), reads per-turn costs at turns ~10, ~100 and ~1,000 from the tool's
-clock, and prints one JSON object on its last line of output.
+time, best of repeats), reads the per-turn cost against history length from the tool's
+clock (``floor.curve``), and prints one JSON object on its last line of output.
 """
 
 from __future__ import annotations
@@ -13,9 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import itertools
 import json
-import statistics
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -23,11 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for floor.py
 
-from floor import CLOCK, HandWrittenLoop
+from floor import CLOCK, HandWrittenLoop, curve
 
 __all__ = ["CLOCK", "drive"]
-
-_WINDOWS = {"~10": (2, 22), "~100": (90, 110), "~1,000": (950, 1_000)}
 
 RunFactory = Callable[[int], Callable[[], Awaitable[object]]]
 
@@ -44,18 +40,9 @@ async def _timed(run: Callable[[], Awaitable[object]], turns: int) -> tuple[floa
     return seconds / turns, stamps
 
 
-def _windows(stamps: list[int]) -> dict[str, float]:
-    gaps = [(b - a) / 1e9 for a, b in itertools.pairwise(stamps)]
-    return {
-        name: statistics.median(gaps[start - 1 : stop - 1])
-        for name, (start, stop) in _WINDOWS.items()
-        if stop <= len(stamps)
-    }
-
-
 async def _measure(make: RunFactory, turn_counts: list[int], repeats: int) -> dict[str, object]:
     per_turn: dict[str, dict[str, float]] = {}
-    windows: dict[str, dict[str, float]] = {}
+    curves: dict[str, dict[int, float]] = {}
     for turns in turn_counts:
         await _timed(make(min(turns, 20)), min(turns, 20))  # warm-up: imports, first calls
         peer_times: list[float] = []
@@ -64,15 +51,15 @@ async def _measure(make: RunFactory, turn_counts: list[int], repeats: int) -> di
             seconds, stamps = await _timed(make(turns), turns)
             peer_times.append(seconds)
             if turns == max(turn_counts):
-                windows["peer"] = _windows(stamps)
+                curves["peer"] = curve(stamps)
             floor = HandWrittenLoop(turns)
             seconds, stamps = await _timed(floor.run, turns)
             floor.check()
             floor_times.append(seconds)
             if turns == max(turn_counts):
-                windows["floor"] = _windows(stamps)
+                curves["floor"] = curve(stamps)
         per_turn[str(turns)] = {"peer": min(peer_times), "floor": min(floor_times)}
-    return {"per_turn": per_turn, "windows": windows}
+    return {"per_turn": per_turn, "curve": curves}
 
 
 def drive(peer: str, version: str, make: RunFactory, notes: list[str]) -> None:

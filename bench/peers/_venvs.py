@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Final
 
-__all__ = ["PEERS", "VENVS", "ensure_venv", "venv_python"]
+__all__ = ["NAMES", "PEERS", "VENVS", "ensure_venv", "venv_python"]
 
 VENVS: Final = Path(__file__).resolve().parents[1] / ".venvs"
 
@@ -22,7 +22,16 @@ PEERS: Final[dict[str, tuple[str, ...]]] = {
     "langchain": ("langchain>=1.0",),
     "google_adk": ("google-adk>=1.0",),
 }
-"""Peer name -> what ``pip install`` gets for it (each peer's own fake model ships in it)."""
+"""Peer -> what ``pip install`` gets for it."""
+
+NAMES: Final = {
+    "strands": "Strands Agents",
+    "openai_agents": "OpenAI Agents SDK",
+    "pydantic_ai": "pydantic-ai",
+    "langchain": "LangChain v1",
+    "google_adk": "Google ADK",
+}
+"""Peer -> how the report names it."""
 
 
 def venv_python(peer: str) -> Path:

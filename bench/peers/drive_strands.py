@@ -3,12 +3,15 @@ events of one tool call, or of the final text), with ``BeforeModelCallEvent`` an
 ``BeforeToolCallEvent`` hooks.
 
 The default conversation manager trims the history to a sliding window; it is replaced by
-``NullConversationManager`` so every peer keeps the whole history. Run by
+``NullConversationManager`` so every peer keeps the whole history. Strands' event loop
+recurses once per tool cycle (and its tracer serialises nested state), so 1,000 turns
+exceed Python's default recursion limit of 1,000: the limit is raised for this run. Run by
 ``python -m bench.peers`` with the interpreter of ``bench/.venvs/strands``.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator
 from importlib.metadata import version
 from typing import Any
@@ -64,6 +67,9 @@ def allow_tool(event: BeforeToolCallEvent) -> None:
     return None
 
 
+sys.setrecursionlimit(100_000)
+
+
 def make(turns: int):  # type: ignore[no-untyped-def]
     agent = Agent(
         model=ScriptedModel(turns),
@@ -89,5 +95,6 @@ drive(
         "model: a scripted Model subclass streaming its events (no fake model ships)",
         "hooks: BeforeModelCallEvent and BeforeToolCallEvent callbacks",
         "NullConversationManager: the default sliding window would trim the history",
+        "recursion limit raised to 100,000: the event loop recurses once per tool cycle",
     ],
 )
