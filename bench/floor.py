@@ -58,16 +58,16 @@ CURVE_EDGES: Final = (
 
 
 def curve(stamps: Sequence[int], edges: Sequence[int] = CURVE_EDGES) -> dict[int, float]:
-    """Median seconds per turn in each window ``[a, b)`` the stamps cover, keyed by ``a``.
+    """Median seconds per turn in each window ``[a, b)`` of turns, keyed by ``a``.
 
     ``stamps[i]`` is the clock at turn ``i``'s tool call, so ``stamps[t] - stamps[t - 1]`` is
-    the cost of turn ``t``.
+    the cost of turn ``t``. The last window is cut at the last turn the stamps cover.
     """
     gaps = [(b - a) / 1e9 for a, b in itertools.pairwise(stamps)]
     return {
-        start: statistics.median(gaps[start - 1 : stop - 1])
+        start: statistics.median(gaps[start - 1 : min(stop, len(stamps)) - 1])
         for start, stop in itertools.pairwise(edges)
-        if stop <= len(stamps)
+        if start < len(stamps) - 1
     }
 
 

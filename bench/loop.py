@@ -24,7 +24,7 @@ from .workload import Runner, make_baseline, make_runner
 __all__ = ["FLATNESS_WINDOWS", "TURN_COUNTS", "LoopFigures", "measure_loop"]
 
 TURN_COUNTS: Final = (100, 1_000, 10_000)
-_REPEATS: Final = {100: 150, 1_000: 30, 10_000: 8}
+_REPEATS: Final = {100: 300, 1_000: 60, 10_000: 8}
 
 FLATNESS_WINDOWS: Final = {"~10": (2, 22), "~1,000": (950, 1_050), "~10,000": (9_900, 10_000)}
 """Turn ranges ``[start, stop)`` whose median gap is the per-turn cost at that length."""
