@@ -83,8 +83,10 @@ class Worker(Privileged):
     Args:
         client: the model.
         tools: the tools the model may call (names must be unique).
-        interceptors: privileged internal mechanisms, called in this order.
-        hooks: the hook port (``pod``'s frozen registry); none by default.
+        interceptors: privileged internal mechanisms, called in this order. Their methods
+            are looked up here, once: only those a subclass (or the instance) overrides run.
+        hooks: the hook port (``pod``'s frozen registry); none by default. A
+            ``SelectiveHookPort`` is asked here which points have hooks; the others are skipped.
         system_prompt: sent with every request.
         max_requests_per_turn: model requests allowed in one turn before ``LimitReached``.
         tool_timeout: seconds a tool may run before it gets an error result; ``None``: no limit.
