@@ -39,11 +39,6 @@ class Sample:
     def median(self) -> float:
         return statistics.median(self.values)
 
-    @property
-    def spread(self) -> float:
-        """(max - min) / min: how noisy the repeats were."""
-        return (max(self.values) - self.best) / self.best if self.best > 0 else 0.0
-
 
 def sample(values: Sequence[float]) -> Sample:
     """Wrap raw measurements."""
