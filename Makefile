@@ -3,8 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.bench-installed
 
-.PHONY: demo test lint typecheck unit typing bench bench-plugin clean
+.PHONY: demo test lint typecheck unit typing bench bench-peers bench-plugin clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,6 +42,17 @@ bench-plugin: $(STAMP)
 	$(BIN)/python bench/plugin_overhead.py
 
 test: lint typecheck unit typing
+
+# The bench extra (matplotlib, pyinstrument) is for benchmarks only: `make test` never needs it.
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,openai,anthropic,bench]'
+	touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
+	$(BIN)/python -m bench
+
+bench-peers: $(BENCH_STAMP)
+	$(BIN)/python -m bench.peers
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .mypy_testing

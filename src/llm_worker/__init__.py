@@ -32,7 +32,9 @@ from ._errors import ToolDefinitionError as ToolDefinitionError
 from ._errors import UsageError as UsageError
 from ._errors import WorkerStateError as WorkerStateError
 from ._hook_port import NO_HOOKS as NO_HOOKS
+from ._hook_port import HookPoint as HookPoint
 from ._hook_port import HookPort as HookPort
+from ._hook_port import SelectiveHookPort as SelectiveHookPort
 from ._items import ITEMS_ADAPTER as ITEMS_ADAPTER
 from ._items import Item as Item
 from ._items import Message as Message
@@ -87,6 +89,7 @@ __all__ = [
     "Finished",
     "FunctionTool",
     "HookFailedError",
+    "HookPoint",
     "HookPort",
     "Interceptor",
     "Item",
@@ -114,6 +117,7 @@ __all__ = [
     "ScriptedCall",
     "ScriptedClient",
     "ScriptedReply",
+    "SelectiveHookPort",
     "Skip",
     "SnapshotError",
     "StopReason",

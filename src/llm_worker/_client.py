@@ -12,14 +12,15 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol, TypeAlias, final
+from typing import Annotated, Literal, Protocol, TypeAlias, final
 
-from pydantic import BaseModel, ConfigDict, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from ._errors import LlmClientError
 from ._items import Item, Message, Reasoning, ToolCall
 from ._privilege import Privileged
 from ._tools import ToolDefinition
+from ._validated import validated
 
 __all__ = [
     "LlmClient",
@@ -65,7 +66,7 @@ class LlmResponse(BaseModel):
     """One assistant reply: its items in order, usage and stop reason."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    items: tuple[Message | Reasoning | ToolCall, ...]
+    items: tuple[Annotated[Message | Reasoning | ToolCall, Field(discriminator="kind")], ...]
     usage: Usage | None = None
     stop_reason: StopReason = "end_turn"
 
@@ -157,7 +158,7 @@ class ScriptedClient(Privileged):
         else:
             raise LlmClientError("the script has no reply left", provider="scripted")
         reply = step(request) if callable(step) else step
-        return reply if isinstance(reply, LlmResponse) else self._to_response(reply)
+        return self._to_response(reply) if isinstance(reply, ScriptedReply) else reply
 
     def _to_response(self, reply: ScriptedReply) -> LlmResponse:
         items: list[Message | Reasoning | ToolCall] = []
@@ -173,13 +174,15 @@ class ScriptedClient(Privileged):
                 else json.dumps(dict(call.arguments), ensure_ascii=False)
             )
             items.append(
-                ToolCall(
+                validated(
+                    ToolCall,
                     call_id=call.call_id or f"call_{self._next_call_number}",
                     name=call.name,
                     arguments=arguments,
                 )
             )
-        return LlmResponse(
+        return validated(
+            LlmResponse,
             items=tuple(items),
             usage=reply.usage,
             stop_reason="tool_calls" if reply.calls else "end_turn",

@@ -83,9 +83,12 @@ class History(list[Item], Privileged):  # counters need every mutator
 
     @override
     def extend(self, items: Iterable[Item], /) -> None:
-        items = list(items)
+        items = tuple(items)
         super().extend(items)
-        self._chars += _total(items)
+        chars = self._chars
+        for item in items:
+            chars += _CHARS[type(item)](item) + _ITEM_OVERHEAD
+        self._chars = chars
 
     @override
     def __iadd__(self, items: Iterable[Item], /) -> History:  # type: ignore[override]

@@ -71,20 +71,30 @@ class FunctionTool(Privileged):
     arguments_model: type[BaseModel]
     parameters: Mapping[str, JsonValue] = field(repr=False)
     is_async: bool
+    _argument_names: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    _validate: Callable[[object], BaseModel] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Looked up once, off the hot path: ``model_fields`` is a computed property, and
+        # ``model_validate`` is a Python wrapper around the model's own validator.
+        object.__setattr__(self, "_argument_names", tuple(self.arguments_model.model_fields))
+        object.__setattr__(
+            self, "_validate", self.arguments_model.__pydantic_validator__.validate_python
+        )
 
     async def call(self, arguments: dict[str, JsonValue]) -> str:
         """Validate ``arguments`` and run the function (sync ones in a worker thread)."""
         try:
-            validated = self.arguments_model.model_validate(arguments)
+            validated = self._validate(arguments)
         except ValidationError as exc:
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in err['loc']) or '(arguments)'}: {err['msg']}"
                 for err in exc.errors(include_url=False)
             )
             raise ToolArgumentsError(problems) from exc
-        kwargs = {name: getattr(validated, name) for name in type(validated).model_fields}
+        kwargs = {name: getattr(validated, name) for name in self._argument_names}
         if self.is_async:
-            result = await cast(Awaitable[object], self.function(**kwargs))
+            result = await cast("Awaitable[object]", self.function(**kwargs))
         else:
             result = await asyncio.to_thread(self.function, **kwargs)
         return _as_text(result)

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import json
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from typing import Final, TypeAlias, assert_never, cast, final
 
 from pydantic import JsonValue
+from pydantic_core import from_json
 
-from ._client import LlmClient, LlmRequest, Usage
+from ._client import LlmClient, LlmRequest, LlmResponse, Usage
 from ._decisions import Abort, Continue, Pause, Skip
 from ._errors import (
     HookFailedError,
@@ -31,7 +31,7 @@ from ._errors import (
     WorkerStateError,
 )
 from ._history import History
-from ._hook_port import NO_HOOKS, HookPort
+from ._hook_port import NO_HOOKS, HookPort, SelectiveHookPort
 from ._items import Item, Message, ToolCall, ToolResult
 from ._privilege import Privileged
 from ._results import (
@@ -57,6 +57,7 @@ from ._summaries import (
 )
 from ._text import utf8_len, utf8_prefix
 from ._tools import Tool, ToolArgumentsError, ToolDefinition
+from ._validated import validated
 from .interceptor import (
     CONTINUE,
     Interceptor,
@@ -82,8 +83,10 @@ class Worker(Privileged):
     Args:
         client: the model.
         tools: the tools the model may call (names must be unique).
-        interceptors: privileged internal mechanisms, called in this order.
-        hooks: the hook port (``pod``'s frozen registry); none by default.
+        interceptors: privileged internal mechanisms, called in this order. Their methods
+            are looked up here, once: only those a subclass (or the instance) overrides run.
+        hooks: the hook port (``pod``'s frozen registry); none by default. A
+            ``SelectiveHookPort`` is asked here which points have hooks; the others are skipped.
         system_prompt: sent with every request.
         max_requests_per_turn: model requests allowed in one turn before ``LimitReached``.
         tool_timeout: seconds a tool may run before it gets an error result; ``None``: no limit.
@@ -110,14 +113,44 @@ class Worker(Privileged):
             self._tools[tool.name] = tool
         self._tool_definitions = tuple(ToolDefinition.of(t) for t in self._tools.values())
         self._interceptors = tuple(interceptors)
+        # Only the methods an interceptor overrides are called: the base ones carry on.
+        chain = self._interceptors
+        self._prompt_chain = tuple(
+            i.on_prompt_submit for i in chain if _overrides(i, "on_prompt_submit")
+        )
+        self._request_chain = tuple(
+            i.pre_llm_request for i in chain if _overrides(i, "pre_llm_request")
+        )
+        self._pre_tool_chain = tuple(
+            i.pre_tool_call for i in chain if _overrides(i, "pre_tool_call")
+        )
+        self._post_tool_chain = tuple(
+            i.post_tool_call for i in chain if _overrides(i, "post_tool_call")
+        )
+        self._turn_end_chain = tuple(i.on_turn_end for i in chain if _overrides(i, "on_turn_end"))
         self._hooks = hooks
         self._system_prompt = system_prompt
         if max_requests_per_turn < 1:
             raise UsageError("max_requests_per_turn must be at least 1")
         self._max_requests = max_requests_per_turn
         self._tool_timeout = tool_timeout
+        # Points without hooks cost nothing: no summary is built, the port is not called.
+        listens = hooks.listens_to if isinstance(hooks, SelectiveHookPort) else None
+        self._ask_prompt_submit = listens is None or listens("prompt_submit")
+        self._ask_pre_llm_request = listens is None or listens("pre_llm_request")
+        self._ask_pre_tool_call = listens is None or listens("pre_tool_call")
+        self._ask_post_tool_call = listens is None or listens("post_tool_call")
+        self._ask_turn_end = listens is None or listens("turn_end")
+        self._ask_abort = listens is None or listens("abort")
         self._history = History(history)
+        self._request = self._request_for(self._history)
         self._state = RunState()
+
+    def _request_for(self, history: History) -> LlmRequest:
+        # One request object per history: it is a live view, so it never needs rebuilding.
+        return LlmRequest(
+            items=history, tools=self._tool_definitions, system_prompt=self._system_prompt
+        )
 
     # -- what the owner may read ------------------------------------------------------------
 
@@ -186,6 +219,7 @@ class Worker(Privileged):
             raise SnapshotError(f"snapshot version {snapshot.version} is not supported")
         snapshot.check()
         self._history = History(snapshot.history)
+        self._request = self._request_for(self._history)
         self._state = copy.deepcopy(snapshot.state)
 
     # -- running --------------------------------------------------------------------------
@@ -244,11 +278,11 @@ class Worker(Privileged):
         state = self._state
         info = PromptInfo(message=Message(role="user", text=prompt))
         action: Continue | Abort = CONTINUE
-        for interceptor in self._interceptors:
-            action = interceptor.on_prompt_submit(info)
+        for on_prompt_submit in self._prompt_chain:
+            action = on_prompt_submit(info)
             if not isinstance(action, Continue):
                 break
-        if isinstance(action, Continue):
+        if isinstance(action, Continue) and self._ask_prompt_submit:
             summary = PromptSubmitInfo(input_text=info.message.text, turn=state.turn)
             action = await self._hooks.prompt_submit(summary)
         match action:
@@ -287,8 +321,8 @@ class Worker(Privileged):
                 state.point = "idle"
                 return LimitReached(limit=self._max_requests, turn=state.turn)
             action: Continue | Abort | Yield = CONTINUE
-            for interceptor in self._interceptors:
-                action = interceptor.pre_llm_request(history)
+            for pre_llm_request in self._request_chain:
+                action = pre_llm_request(history)
                 if not isinstance(action, Continue):
                     break
             match action:
@@ -301,56 +335,61 @@ class Worker(Privileged):
                     return await self._abort(reason)
                 case _:
                     assert_never(action)
-            decision = await self._hooks.pre_llm_request(
-                PreRequestInfo(
-                    turn=state.turn,
-                    request_index=state.request_index,
-                    item_count=len(history),
-                    estimated_tokens=history.estimated_tokens(),
-                    tool_calls_this_turn=state.tool_calls_this_turn,
+            if self._ask_pre_llm_request:
+                decision = await self._hooks.pre_llm_request(
+                    validated(
+                        PreRequestInfo,
+                        turn=state.turn,
+                        request_index=state.request_index,
+                        item_count=len(history),
+                        estimated_tokens=history.estimated_tokens(),
+                        tool_calls_this_turn=state.tool_calls_this_turn,
+                    )
                 )
-            )
-            match decision:
-                case Continue():
-                    pass
-                case Abort(reason=reason):
-                    return await self._abort(reason)
-                case Pause(reason=reason):
-                    state.hooks_done = True
-                    return self._pause("pre_llm_request", reason)
-                case _:
-                    assert_never(decision)
+                match decision:
+                    case Continue():
+                        pass
+                    case Abort(reason=reason):
+                        return await self._abort(reason)
+                    case Pause(reason=reason):
+                        state.hooks_done = True
+                        return self._pause("pre_llm_request", reason)
+                    case _:
+                        assert_never(decision)
         state.hooks_done = False
         chars_sent = history.chars
-        request = LlmRequest(
-            items=history, tools=self._tool_definitions, system_prompt=self._system_prompt
-        )
         try:
-            response = await self._client.complete(request)
+            response = await self._client.complete(self._request)
         except LlmClientError as exc:
             return await self._abort(f"model request failed: {exc}", error=exc)
+        self._take_reply(response, chars_sent)
+        return None
+
+    def _take_reply(self, response: LlmResponse, chars_sent: int) -> None:
+        """Append a reply to the history; its tool calls become the batch to decide on."""
+        state = self._state
+        history = self._history
         request_index = state.request_index
         state.request_index += 1
         if response.usage is not None:
             state.usage.append(response.usage)
             history.calibrate(response.usage.input_tokens, chars_sent)
         start = len(history)
-        history.extend(response.items)
-        calls = [
-            CallState(call=item, position=0, history_index=start + offset)
-            for offset, item in enumerate(response.items)
-            if isinstance(item, ToolCall)
-        ]
+        items = response.items
+        history.extend(items)
+        calls: list[CallState] = []
+        for offset, item in enumerate(items):
+            if isinstance(item, ToolCall):
+                calls.append(
+                    CallState(call=item, position=len(calls), history_index=start + offset)
+                )
         if calls:
-            for position, call_state in enumerate(calls):
-                call_state.position = position
             state.tool_calls_this_turn += len(calls)
             state.batch = ToolBatch(calls=calls, request_index=request_index)
             state.point = "tool_calls"
         else:
             state.final_text = response.text
             state.point = "turn_end"
-        return None
 
     async def _tool_step(self, resolutions: Mapping[str, CallResolution]) -> WorkerResult | None:
         state = self._state
@@ -364,7 +403,12 @@ class Worker(Privileged):
                 return outcome
             batch.next_decision += 1
         if not batch.executed:
-            await self._execute(batch)
+            if len(calls) == 1:  # the common case, without a task group
+                only = calls[0]
+                if only.decision == "approved" and only.result is None:
+                    only.result = await self._run_tool(only.call)
+            else:
+                await self._execute(batch)
             batch.executed = True
         while batch.next_record < len(calls):
             call_state = calls[batch.next_record]
@@ -383,18 +427,20 @@ class Worker(Privileged):
         resolutions: Mapping[str, CallResolution],
     ) -> WorkerResult | None:
         if not call_state.pre_intercepted:
-            info = ToolCallInfo(
-                call=call_state.call,
-                meta=self._meta(call_state, batch),
-                tool=self._tools.get(call_state.call.name),
-            )
             action: Continue | Skip | Abort | Pause = CONTINUE
-            for interceptor in self._interceptors:
-                action = interceptor.pre_tool_call(info)
-                if not isinstance(action, Continue):
-                    break
+            info: ToolCallInfo | None = None
+            if self._pre_tool_chain:
+                info = ToolCallInfo(
+                    call=call_state.call,
+                    meta=self._meta(call_state, batch),
+                    tool=self._tools.get(call_state.call.name),
+                )
+                for pre_tool_call in self._pre_tool_chain:
+                    action = pre_tool_call(info)
+                    if not isinstance(action, Continue):
+                        break
             call_state.pre_intercepted = True
-            if info.call is not call_state.call:
+            if info is not None and info.call is not call_state.call:
                 self._rewrite_call(call_state, info.call)
             match action:
                 case Continue():
@@ -409,15 +455,20 @@ class Worker(Privileged):
                     return self._pause("pre_tool_call", reason)
                 case _:
                     assert_never(action)
-        resolution = resolutions.get(call_state.call.call_id)
+        resolution = resolutions.get(call_state.call.call_id) if resolutions else None
+        decision: Continue | Skip | Abort | Pause
         if resolution is not None:
-            decision: Continue | Skip | Abort | Pause = resolution
+            decision = resolution
+        elif not self._ask_pre_tool_call:
+            decision = CONTINUE
         else:
+            call = call_state.call
             decision = await self._hooks.pre_tool_call(
-                ToolCallSummary(
-                    call_id=call_state.call.call_id,
-                    tool_name=call_state.call.name,
-                    arguments=call_state.call.arguments,
+                validated(
+                    ToolCallSummary,
+                    call_id=call.call_id,
+                    tool_name=call.name,
+                    arguments=call.arguments,
                     turn=self._state.turn,
                 )
             )
@@ -451,8 +502,12 @@ class Worker(Privileged):
                 assert_never(action)
         result = call_state.result
         assert result is not None
+        if not self._ask_post_tool_call:
+            self._append_result(call_state, result)
+            return None
         decision = await self._hooks.post_tool_call(
-            ToolResultSummary(
+            validated(
+                ToolResultSummary,
                 call_id=result.call_id,
                 tool_name=result.name,
                 is_error=result.is_error,
@@ -476,8 +531,8 @@ class Worker(Privileged):
         state = self._state
         if not state.interceptors_done:
             action: Continue | Pause = CONTINUE
-            for interceptor in self._interceptors:
-                action = interceptor.on_turn_end(self._history)
+            for on_turn_end in self._turn_end_chain:
+                action = on_turn_end(self._history)
                 if not isinstance(action, Continue):
                     break
             state.interceptors_done = True
@@ -488,7 +543,7 @@ class Worker(Privileged):
                     return self._pause("turn_end", reason)
                 case _:
                     assert_never(action)
-        if not state.hooks_done:
+        if not state.hooks_done and self._ask_turn_end:
             decision = await self._hooks.turn_end(
                 TurnEndInfo(
                     turn=state.turn,
@@ -528,26 +583,33 @@ class Worker(Privileged):
             known = ", ".join(sorted(self._tools)) or "none"
             return _error_result(call, f"unknown tool {call.name!r} (available: {known})")
         try:
-            arguments: object = json.loads(call.arguments) if call.arguments.strip() else {}
+            # pydantic-core's parser: the same JSON as ``json.loads``, five times faster.
+            arguments: object = from_json(call.arguments) if call.arguments.strip() else {}
         except ValueError as exc:
             return _error_result(call, f"arguments are not valid JSON: {exc}")
         if not isinstance(arguments, dict):
             return _error_result(call, "arguments must be a JSON object")
         try:
-            async with asyncio.timeout(self._tool_timeout):
-                content = await tool.call(cast(dict[str, JsonValue], arguments))
+            if self._tool_timeout is None:
+                content = await tool.call(cast("dict[str, JsonValue]", arguments))
+            else:
+                async with asyncio.timeout(self._tool_timeout):
+                    content = await tool.call(cast("dict[str, JsonValue]", arguments))
         except ToolArgumentsError as exc:
             return _error_result(call, f"invalid arguments for {call.name}: {exc}")
         except TimeoutError:
             return _error_result(call, f"tool {call.name} timed out after {self._tool_timeout}s")
         except Exception as exc:  # a failing tool is the model's news, not a crash
             return _error_result(call, f"tool {call.name} failed: {type(exc).__name__}: {exc}")
-        return ToolResult(call_id=call.call_id, name=call.name, content=content)
+        return validated(ToolResult, call_id=call.call_id, name=call.name, content=content)
 
     def _post_intercept(self, call_state: CallState, batch: ToolBatch) -> Continue | Abort:
         if call_state.post_intercepted:
             return CONTINUE
         assert call_state.result is not None
+        if not self._post_tool_chain:
+            call_state.post_intercepted = True
+            return CONTINUE
         info = ToolResultInfo(
             call=call_state.call,
             result=call_state.result,
@@ -555,8 +617,8 @@ class Worker(Privileged):
             tool=self._tools.get(call_state.call.name),
         )
         action: Continue | Abort = CONTINUE
-        for interceptor in self._interceptors:
-            action = interceptor.post_tool_call(info)
+        for post_tool_call in self._post_tool_chain:
+            action = post_tool_call(info)
             if not isinstance(action, Continue):
                 break
         if info.result.call_id != call_state.call.call_id:
@@ -628,10 +690,11 @@ class Worker(Privileged):
         state.point = "idle"
         for interceptor in self._interceptors:
             interceptor.on_abort(reason)
-        try:
-            await self._hooks.abort(AbortInfo(reason=reason, turn=state.turn))
-        except HookFailedError as exc:
-            reason = f"{reason} (then {exc})"
+        if self._ask_abort:
+            try:
+                await self._hooks.abort(AbortInfo(reason=reason, turn=state.turn))
+            except HookFailedError as exc:
+                reason = f"{reason} (then {exc})"
         error_type = None if error is None else type(error).__name__
         return Aborted(reason=reason, turn=state.turn, error_type=error_type)
 
@@ -642,6 +705,12 @@ class Worker(Privileged):
             position=call_state.position,
             batch_size=len(batch.calls),
         )
+
+
+def _overrides(interceptor: Interceptor, name: str) -> bool:
+    """Whether ``interceptor`` has its own ``name`` (the base method carries on, doing nothing)."""
+    method: object = getattr(interceptor, name)
+    return getattr(method, "__func__", None) is not getattr(Interceptor, name)
 
 
 def _error_result(call: ToolCall, message: str) -> ToolResult:
