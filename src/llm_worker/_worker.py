@@ -601,6 +601,9 @@ class Worker(Privileged):
             return _error_result(call, f"tool {call.name} timed out after {self._tool_timeout}s")
         except Exception as exc:  # a failing tool is the model's news, not a crash
             return _error_result(call, f"tool {call.name} failed: {type(exc).__name__}: {exc}")
+        problem = _not_text(content)
+        if problem is not None:
+            return _error_result(call, f"tool {call.name} returned {problem}")
         return validated(ToolResult, call_id=call.call_id, name=call.name, content=content)
 
     def _post_intercept(self, call_state: CallState, batch: ToolBatch) -> Continue | Abort:
@@ -711,6 +714,12 @@ def _overrides(interceptor: Interceptor, name: str) -> bool:
     """Whether ``interceptor`` has its own ``name`` (the base method carries on, doing nothing)."""
     method: object = getattr(interceptor, name)
     return getattr(method, "__func__", None) is not getattr(Interceptor, name)
+
+
+def _not_text(content: object) -> str | None:
+    """What is wrong with a tool's output, if it is not text (a ``Tool`` is any object of the
+    protocol's shape, and nothing checks what it returns at run time)."""
+    return None if isinstance(content, str) else f"{type(content).__name__}, not text"
 
 
 def _error_result(call: ToolCall, message: str) -> ToolResult:

@@ -29,6 +29,7 @@ from llm_worker import (
     LimitReached,
     LlmClient,
     Paused,
+    Privileged,
     Tool,
     Usage,
     Worker,
@@ -62,7 +63,7 @@ PodResult: TypeAlias = Finished | Paused | Aborted | LimitReached
 
 
 @final
-class Pod:
+class Pod(Privileged):
     """Runs an agent: a model, tools, internal interceptors, policy hooks and user hooks.
 
     Args:

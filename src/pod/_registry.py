@@ -273,8 +273,10 @@ class FrozenHookRegistry:
         legal = event.decision_types
         neutral = event.neutral
         neutral_type = type(neutral)  # ``Continue`` (one value, so its type says it), or None
+        first_failure: HookFailedError | None = None
         for registration in self._by_event[event.name]:
             decision: object
+            cause: Exception | None = None
             try:
                 if registration.timeout is None:
                     decision = registration.fn(info)
@@ -285,32 +287,36 @@ class FrozenHookRegistry:
                 else:
                     decision = await self._call_with_timeout(registration, info)
             except Exception as exc:
+                cause = exc
                 problem = (
                     f"timed out after {registration.timeout}s"
                     if isinstance(exc, TimeoutError)
                     else f"raised {type(exc).__name__}: {exc}"
                 )
-                outcome = self._failed(registration, problem, exc)
-                if outcome is None:
+            else:
+                decision_type = type(decision)
+                if decision_type is neutral_type:
                     continue
-                return outcome  # type: ignore[return-value]  # a Skip, legal for PRE_TOOL_CALL
-            decision_type = type(decision)
-            if decision_type is neutral_type:
-                continue
-            if decision_type in legal:
-                return decision  # type: ignore[return-value]  # its type was checked above
-            if legal:
-                allowed = " | ".join(t.__name__ for t in legal)
+                if decision_type in legal:
+                    return decision  # type: ignore[return-value]  # its type was checked above
                 problem = (
                     f"returned {decision!r}, which {event.name.upper()} does not allow "
-                    f"(allowed: {allowed})"
+                    f"(allowed: {' | '.join(t.__name__ for t in legal)})"
+                    if legal
+                    else f"returned {decision!r}; it observes only"
                 )
-            else:
-                problem = f"returned {decision!r}; it observes only"
-            outcome = self._failed(registration, problem)
-            if outcome is None:
+            try:
+                outcome = self._failed(registration, problem, cause)
+            except HookFailedError as failure:
+                if legal:
+                    raise
+                # Observe-only (ABORT): the other hooks still observe; the failure is raised after.
+                first_failure = first_failure or failure
                 continue
-            return outcome  # type: ignore[return-value]
+            if outcome is not None:
+                return outcome  # type: ignore[return-value]  # a Skip, legal for PRE_TOOL_CALL
+        if first_failure is not None:
+            raise first_failure
         return neutral
 
     @staticmethod

@@ -229,3 +229,18 @@ def test_pairing_problems_names_each_kind_of_breakage() -> None:
     assert pairing_problems([call]) == ["item 0: call 'c' has no result"]
     assert pairing_problems([answer]) == ["item 0: result for unknown call 'c'"]
     assert pairing_problems([call, answer, answer]) == ["item 2: second result for call 'c'"]
+
+
+async def test_a_tool_that_returns_something_other_than_text_gets_an_error_result() -> None:
+    class Sloppy:
+        name = "sloppy"
+        description = "Returns a number, against the protocol."
+        parameters: dict[str, object] = {"type": "object"}  # noqa: RUF012
+
+        async def call(self, arguments: dict[str, object]) -> str:
+            return 42  # type: ignore[return-value]
+
+    client = ScriptedClient([ScriptedReply(calls=[ScriptedCall("sloppy")]), ScriptedReply("ok")])
+    worker = Worker(client, tools=[Sloppy()])  # type: ignore[list-item]
+    assert await worker.run("go") == Finished(text="ok", turn=0)
+    assert list(contents(worker).values()) == [(True, "tool sloppy returned int, not text")]

@@ -155,3 +155,20 @@ async def test_a_slow_hook_times_out_under_its_policy() -> None:
 
     with pytest.raises(HookFailedError, match=r"timed out after 0.05s"):
         await registry.freeze().pre_tool_call(CALL)
+
+
+async def test_every_abort_hook_observes_even_when_one_fails() -> None:
+    seen: list[str] = []
+    registry = Registry()
+
+    @registry.on(events.ABORT)
+    def broken(info: AbortInfo) -> None:
+        raise RuntimeError("audit log is down")
+
+    @registry.on(events.ABORT)
+    def audit(info: AbortInfo) -> None:
+        seen.append(info.reason)
+
+    with pytest.raises(HookFailedError, match="raised RuntimeError: audit log is down"):
+        await registry.freeze().abort(AbortInfo(reason="policy", turn=0))
+    assert seen == ["policy"]

@@ -53,6 +53,8 @@ class NotificationQueue:
 
     def take_all(self) -> list[str]:
         """Remove and return every pending text, oldest first."""
+        if not self._pending:  # the usual case: no lock on the hot path (a racing push
+            return []  # is seen at the next request, never lost)
         with self._lock:
             taken = list(self._pending)
             self._pending.clear()
