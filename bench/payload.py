@@ -3,7 +3,10 @@
 Items are immutable, so each adapter converts an item once and keeps its provider form;
 a turn should then cost what is new, not the whole history again. For histories of 10,
 1,000 and 10,000 items whose earlier requests were already built, each repeat appends one
-new tool call and its result (what a turn adds), builds the payload, then removes them.
+new tool call and its result (what a turn adds) to the same ``History`` the Worker would
+hand the client, then builds the payload. The builds are timed twice: one after the other
+(the builder's own cost), and each after encoding the previous body as JSON (as in a run,
+where the encoding's cache evictions make the next build slower on long histories).
 The build (every step but the JSON text) and the final JSON encoding are timed apart,
 since encoding the whole body is unavoidable on every request.
 
@@ -19,7 +22,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, final
 
-from llm_worker import Item, LlmRequest, Message, ToolCall, ToolDefinition, ToolResult
+from llm_worker import LlmRequest, Message, ToolCall, ToolDefinition, ToolResult
+from llm_worker.interceptor import History
 
 from ._measure import Sample, sample
 from .floor import ARGUMENTS
@@ -32,7 +36,8 @@ _BUILDER_NAMES: Final = {
     "openai": "build_openai_payload",
     "anthropic": "build_anthropic_payload",
 }
-_REPEATS: Final = {10: 400, 1_000: 100, 10_000: 30}
+_REPEATS: Final = 60
+"""Turns appended and built per history length (10 items grow to 130 as they are added)."""
 
 Builder = Callable[[LlmRequest], Mapping[str, Any]]
 
@@ -43,6 +48,10 @@ class PayloadFigures:
     """By provider, then history length: seconds per turn to build, and to encode."""
 
     build: dict[str, dict[int, Sample]]
+    """Seconds to build the payload of one turn, turn after turn (the builder's own cost)."""
+    build_in_sequence: dict[str, dict[int, Sample]]
+    """The same, when each build follows the JSON encoding of the previous body, as in a
+    run: encoding a large body evicts the CPU caches the next build then misses in."""
     encode: dict[str, dict[int, Sample]]
     cold_build: dict[str, dict[int, float]]
     """Seconds to build a payload whose items were all never seen (first request)."""
@@ -76,16 +85,17 @@ def _turn(index: int) -> tuple[ToolCall, ToolResult]:
     )
 
 
-def _history(length: int) -> list[Item]:
-    items: list[Item] = [Message(role="user", text="go")]
+def _history(length: int) -> History:
+    items = History([Message(role="user", text="go")])
     index = 0
     while len(items) < length:
         items.extend(_turn(index))
         index += 1
-    return items[:length]
+    del items[length:]
+    return items
 
 
-def _request(items: list[Item]) -> LlmRequest:
+def _request(items: History) -> LlmRequest:
     return LlmRequest(
         items=items, tools=(ToolDefinition.of(echo),), system_prompt="You are a benchmark."
     )
@@ -95,19 +105,31 @@ async def measure_payload(*, quick: bool = False) -> PayloadFigures:
     """Run the payload section (synchronous work; async only to match the other sections)."""
     builders, skipped = find_builders()
     build: dict[str, dict[int, Sample]] = {}
+    in_sequence: dict[str, dict[int, Sample]] = {}
     encode: dict[str, dict[int, Sample]] = {}
     cold: dict[str, dict[int, float]] = {}
+    repeats = 5 if quick else _REPEATS
     for provider, builder in builders.items():
-        build[provider], encode[provider], cold[provider] = {}, {}, {}
+        build[provider], in_sequence[provider], encode[provider] = {}, {}, {}
+        cold[provider] = {}
         for length in HISTORY_LENGTHS:
             items = _history(length)
             start = time.perf_counter()
             builder(_request(items))  # the first request converts every item
             cold[provider][length] = time.perf_counter() - start
+            alone: list[float] = []
+            for repeat in range(repeats):
+                items.extend(_turn(length + repeat))  # what one turn adds: new objects
+                request = _request(items)
+                start = time.perf_counter()
+                builder(request)
+                alone.append(time.perf_counter() - start)
+            items = _history(length)
+            builder(_request(items))
             builds: list[float] = []
             encodes: list[float] = []
-            for repeat in range(5 if quick else _REPEATS[length]):
-                items.extend(_turn(length + repeat))  # what one turn adds: new objects
+            for repeat in range(repeats):
+                items.extend(_turn(length + repeat))
                 request = _request(items)
                 start = time.perf_counter()
                 payload = builder(request)
@@ -116,7 +138,7 @@ async def measure_payload(*, quick: bool = False) -> PayloadFigures:
                 encoded = time.perf_counter()
                 builds.append(built - start)
                 encodes.append(encoded - built)
-                del items[length:]  # back to the same length for the next repeat
-            build[provider][length] = sample(builds)
+            build[provider][length] = sample(alone)
+            in_sequence[provider][length] = sample(builds)
             encode[provider][length] = sample(encodes)
-    return PayloadFigures(build, encode, cold, skipped)
+    return PayloadFigures(build, in_sequence, encode, cold, skipped)

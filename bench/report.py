@@ -148,6 +148,7 @@ def rows(loop: LoopFigures, dispatch: DispatchFigures, payload: PayloadFigures) 
     for provider, builds in payload.build.items():
         section = f"payload: {provider}"
         encodes = payload.encode[provider]
+        in_sequence = payload.build_in_sequence[provider]
         for length in HISTORY_LENGTHS:
             out.append(
                 Row(
@@ -155,6 +156,16 @@ def rows(loop: LoopFigures, dispatch: DispatchFigures, payload: PayloadFigures) 
                     f"{length:,} items: build, JSON",
                     _us(builds[length].best),
                     _us(encodes[length].best),
+                    "",
+                )
+            )
+        for length in HISTORY_LENGTHS:
+            out.append(
+                Row(
+                    section,
+                    f"{length:,} items: after JSON, build",
+                    _us(in_sequence[length].best),
+                    "",
                     "",
                 )
             )
@@ -269,6 +280,10 @@ def raw_figures(
         },
         "payload": {
             "skipped": payload.skipped,
+            "build_in_sequence": {
+                provider: {str(n): _sample(s) for n, s in by_length.items()}
+                for provider, by_length in payload.build_in_sequence.items()
+            },
             "build": {
                 provider: {str(n): _sample(s) for n, s in by_length.items()}
                 for provider, by_length in payload.build.items()

@@ -10,7 +10,7 @@ O(history).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Final, SupportsIndex, final, overload
+from typing import Any, Final, SupportsIndex, final, overload
 
 from pydantic import BaseModel
 from typing_extensions import override
@@ -47,11 +47,12 @@ def _total(items: Iterable[Item]) -> int:
 class History(list[Item], Privileged):  # counters need every mutator
     """A ``list[Item]`` that tracks its size and estimates its token count in O(1)."""
 
-    __slots__ = ("_anchor_chars", "_anchor_tokens", "_chars")
+    __slots__ = ("__weakref__", "_anchor_chars", "_anchor_tokens", "_chars", "_revision")
 
     def __init__(self, items: Iterable[Item] = ()) -> None:
         super().__init__(items)
         self._chars = _total(self)
+        self._revision = 0
         self._anchor_tokens: int | None = None
         self._anchor_chars = 0
 
@@ -59,6 +60,15 @@ class History(list[Item], Privileged):  # counters need every mutator
     def chars(self) -> int:
         """Total size of the items in characters."""
         return self._chars
+
+    @property
+    def revision(self) -> int:
+        """Changes whenever the items change other than by appending at the end.
+
+        Lets a reader that has seen the first ``n`` items (a payload builder) know that they
+        are still the same and only ``self[n:]`` is new.
+        """
+        return self._revision
 
     def estimated_tokens(self) -> int:
         """Estimate the input tokens of a request carrying this history.
@@ -98,23 +108,27 @@ class History(list[Item], Privileged):  # counters need every mutator
     @override
     def insert(self, index: SupportsIndex, item: Item, /) -> None:
         super().insert(index, item)
+        self._revision += 1
         self._chars += item_chars(item)
 
     @override
     def pop(self, index: SupportsIndex = -1, /) -> Item:
         item = super().pop(index)
+        self._revision += 1
         self._chars -= item_chars(item)
         return item
 
     @override
     def remove(self, item: Item, /) -> None:
         super().remove(item)
+        self._revision += 1
         self._chars -= item_chars(item)
 
     @override
     def clear(self) -> None:
         super().clear()
         self._chars = 0
+        self._revision += 1
 
     @overload
     def __setitem__(self, index: SupportsIndex, item: Item, /) -> None: ...
@@ -128,22 +142,36 @@ class History(list[Item], Privileged):  # counters need every mutator
             new = list(value)
             removed = _total(self[index])
             super().__setitem__(index, new)
+            self._revision += 1
             self._chars += _total(new) - removed
         else:
             if not isinstance(value, BaseModel):
                 raise TypeError("can only assign an item to an index")
             removed = item_chars(self[index])
             super().__setitem__(index, value)
+            self._revision += 1
             self._chars += item_chars(value) - removed
 
     @override
     def __delitem__(self, index: SupportsIndex | slice, /) -> None:
         removed = _total(self[index]) if isinstance(index, slice) else item_chars(self[index])
         super().__delitem__(index)
+        self._revision += 1
         self._chars -= removed
 
     @override
     def __imul__(self, count: SupportsIndex, /) -> History:
         super().__imul__(count)
         self._chars = _total(self)
+        self._revision += 1
         return self
+
+    @override
+    def sort(self, *, key: Callable[[Item], Any] | None = None, reverse: bool = False) -> None:
+        super().sort(key=key, reverse=reverse)  # pyright: ignore[reportArgumentType]  # items have no order: a key is needed
+        self._revision += 1
+
+    @override
+    def reverse(self) -> None:
+        super().reverse()
+        self._revision += 1

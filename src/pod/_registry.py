@@ -263,9 +263,18 @@ class FrozenHookRegistry:
         """
         return bool(self._by_event[point])
 
-    async def dispatch(self, event: HookEvent[InputT, DecisionT], info: InputT) -> DecisionT:
+    async def dispatch(
+        self,
+        event: HookEvent[InputT, DecisionT],
+        info: InputT,
+        *,
+        on_decided: Callable[[str], None] | None = None,
+    ) -> DecisionT:
         """Ask the hooks of ``event`` in order; return the first decision that is not
         ``Continue`` (or the event's neutral decision).
+
+        ``on_decided``, if given, is told the name of the hook whose decision won (for
+        traces); it is not called when every hook continued.
 
         Raises:
             HookFailedError: a hook failed under the ``abort`` policy.
@@ -298,6 +307,8 @@ class FrozenHookRegistry:
                 if decision_type is neutral_type:
                     continue
                 if decision_type in legal:
+                    if on_decided is not None:
+                        on_decided(registration.name)
                     return decision  # type: ignore[return-value]  # its type was checked above
                 problem = (
                     f"returned {decision!r}, which {event.name.upper()} does not allow "
@@ -314,6 +325,8 @@ class FrozenHookRegistry:
                 first_failure = first_failure or failure
                 continue
             if outcome is not None:
+                if on_decided is not None:
+                    on_decided(f"{registration.name} (failed; on_error='deny')")
                 return outcome  # type: ignore[return-value]  # a Skip, legal for PRE_TOOL_CALL
         if first_failure is not None:
             raise first_failure

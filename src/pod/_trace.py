@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Final, Literal, TypeAlias, final
+from typing import Final, Literal, TypeAlias, TypeVar, final
 
 from pydantic import BaseModel, ConfigDict
 
@@ -17,7 +17,6 @@ from llm_worker import (
     Abort,
     AbortInfo,
     Continue,
-    HookPort,
     Pause,
     PostToolDecision,
     PreRequestDecision,
@@ -32,12 +31,19 @@ from llm_worker import (
     TurnEndInfo,
 )
 
+from . import events
+from ._registry import FrozenHookRegistry
+from .events import HookEvent
+
 __all__ = ["TraceEvent", "TraceSource", "Tracer", "TracingHookPort"]
 
 TraceSource: TypeAlias = Literal["interceptor", "hooks", "pod"]
 """Who acted: an internal interceptor, the hooks of an event, or the Pod itself."""
 
 _ARGUMENTS_PREVIEW: Final = 80
+
+InputT = TypeVar("InputT", bound=BaseModel)
+DecisionT = TypeVar("DecisionT")
 
 
 @final
@@ -80,49 +86,51 @@ def _preview(text: str, limit: int = _ARGUMENTS_PREVIEW) -> str:
 
 @final
 class TracingHookPort:
-    """A hook port that asks ``inner`` and reports each event's input and decision."""
+    """A hook port that asks ``hooks`` and reports each event's input, its decision, and
+    the hook that made it."""
 
-    def __init__(self, inner: HookPort, trace: Tracer) -> None:
-        self._inner = inner
+    def __init__(self, hooks: FrozenHookRegistry, trace: Tracer) -> None:
+        self._hooks = hooks
         self._trace = trace
 
-    def _report(self, actor: str, message: str, decision: str) -> None:
-        self._trace(TraceEvent(source="hooks", actor=actor, message=message, decision=decision))
-
-    async def prompt_submit(self, info: PromptSubmitInfo) -> PromptSubmitDecision:
-        decision = await self._inner.prompt_submit(info)
-        message = f"turn {info.turn}: {json.dumps(_preview(info.input_text), ensure_ascii=False)}"
-        self._report("PROMPT_SUBMIT", message, describe_decision(decision))
+    async def _ask(
+        self, event: HookEvent[InputT, DecisionT], info: InputT, message: str
+    ) -> DecisionT:
+        deciders: list[str] = []
+        decision = await self._hooks.dispatch(event, info, on_decided=deciders.append)
+        described = describe_decision(decision)  # type: ignore[arg-type]  # a decision or None
+        if deciders:
+            described += f" (by {deciders[0]})"
+        self._trace(
+            TraceEvent(
+                source="hooks", actor=event.name.upper(), message=message, decision=described
+            )
+        )
         return decision
 
+    async def prompt_submit(self, info: PromptSubmitInfo) -> PromptSubmitDecision:
+        message = f"turn {info.turn}: {json.dumps(_preview(info.input_text), ensure_ascii=False)}"
+        return await self._ask(events.PROMPT_SUBMIT, info, message)
+
     async def pre_llm_request(self, info: PreRequestInfo) -> PreRequestDecision:
-        decision = await self._inner.pre_llm_request(info)
         message = (
             f"request {info.request_index}: {info.item_count} items, "
             f"~{info.estimated_tokens} tokens"
         )
-        self._report("PRE_LLM_REQUEST", message, describe_decision(decision))
-        return decision
+        return await self._ask(events.PRE_LLM_REQUEST, info, message)
 
     async def pre_tool_call(self, info: ToolCallSummary) -> PreToolDecision:
-        decision = await self._inner.pre_tool_call(info)
         message = f"{info.call_id} {info.tool_name}({_preview(info.arguments)})"
-        self._report("PRE_TOOL_CALL", message, describe_decision(decision))
-        return decision
+        return await self._ask(events.PRE_TOOL_CALL, info, message)
 
     async def post_tool_call(self, info: ToolResultSummary) -> PostToolDecision:
-        decision = await self._inner.post_tool_call(info)
         error = ", error" if info.is_error else ""
         message = f"{info.call_id} {info.tool_name}: {info.output_length} bytes{error}"
-        self._report("POST_TOOL_CALL", message, describe_decision(decision))
-        return decision
+        return await self._ask(events.POST_TOOL_CALL, info, message)
 
     async def turn_end(self, info: TurnEndInfo) -> TurnEndDecision:
-        decision = await self._inner.turn_end(info)
         message = f"turn {info.turn} ends after {info.tool_calls_in_turn} tool calls"
-        self._report("TURN_END", message, describe_decision(decision))
-        return decision
+        return await self._ask(events.TURN_END, info, message)
 
     async def abort(self, info: AbortInfo) -> None:
-        await self._inner.abort(info)
-        self._report("ABORT", info.reason, describe_decision(None))
+        await self._ask(events.ABORT, info, info.reason)

@@ -18,11 +18,12 @@ async def test_the_showcase_exercises_every_mechanism() -> None:
     actors = {e.actor for e in trace if e.source == "interceptor"}
     assert actors == {"compaction", "notification", "truncation"}
     decisions = [e.decision for e in trace if e.actor == "PRE_TOOL_CALL"]
+    by_policy = "(by pod._permissions.PermissionHook)"
     assert decisions == [
         "Continue",
-        "Skip: deleting files needs a human: ask the user instead",
+        f"Skip: deleting files needs a human: ask the user instead {by_policy}",
         "Continue",
-        "Skip: no permission rule allows this call to read_file",
+        f"Skip: no permission rule allows this call to read_file {by_policy}",
     ]
     assert sum(isinstance(item, Summary) for item in pod.history) == 1
     assert_well_formed(pod.history)

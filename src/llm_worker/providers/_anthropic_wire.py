@@ -18,15 +18,23 @@ any SDK exception into an :class:`LlmClientError`.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from .._client import LlmRequest, LlmResponse, StopReason, Usage
 from .._errors import ContextTooLongError, LlmClientError
+from .._history import History
 from .._items import Item, Message, Reasoning, Summary, ToolCall, ToolResult
 from .._tools import ToolDefinition
-from ._common import ItemCache, api_error_detail, summary_text, unreadable_reply
+from ._common import (
+    FoldMemo,
+    ItemCache,
+    api_error_detail,
+    fold_memo,
+    summary_text,
+    unreadable_reply,
+)
 
 if TYPE_CHECKING:
     from anthropic.types import Message as AnthropicMessage
@@ -97,6 +105,7 @@ def _tool_form(definition: ToolDefinition) -> _Block:
 
 _ITEM_FORMS: Final = ItemCache[Item, _Form | None](_item_form)
 _TOOL_FORMS: Final = ItemCache[ToolDefinition, _Block](_tool_form)
+_FOLDS: Final = ItemCache[History, FoldMemo](lambda history: FoldMemo())
 
 
 def _is_tool_result(block: _Block) -> bool:
@@ -112,23 +121,44 @@ def _message(role: str, blocks: list[_Block]) -> dict[str, Any]:
 def build_anthropic_payload(request: LlmRequest) -> dict[str, Any]:
     """Build the ``system``, ``messages`` and ``tools`` of a Messages API request.
 
-    Each item's content block is cached for as long as the item lives, so a request costs a
-    lookup per item plus one small dict per message. The blocks are shared with that
-    cache: treat them as read-only.
+    Each item's content block is cached for as long as the item lives, and for a
+    ``History`` the messages built for the previous request are continued when the
+    history only grew since, so a turn costs what it added. The returned lists and blocks
+    are shared with those caches: treat them as read-only, and as valid until the next
+    build for the same history.
     """
     items = request.items
     system: list[str] = [request.system_prompt] if request.system_prompt else []
-    start = 0
+    leading = 0
     for item in items:
         if not (type(item) is Message and item.role == "system"):
             break
         if item.text:
             system.append(item.text)
-        start += 1
-    messages: list[dict[str, Any]] = []
+        leading += 1
+    key = (request.system_prompt, leading)
+    memo = fold_memo(items, _FOLDS)
+    start = memo.resume_from(items, key)
+    if start is None:
+        memo.messages = []
+        start = leading
+    open_from, closed = _fold(items, start, memo.messages)
+    memo.record(items, key, open_from=open_from, closed=closed)
+    payload: dict[str, Any] = {"messages": memo.messages}
+    if system:
+        payload["system"] = "\n\n".join(system)
+    if request.tools:
+        payload["tools"] = [_TOOL_FORMS.get(definition) for definition in request.tools]
+    return payload
+
+
+def _fold(items: Sequence[Item], start: int, messages: list[dict[str, Any]]) -> tuple[int, int]:
+    """Append the messages of ``items[start:]`` (consecutive blocks of one role make one
+    message); return where the last, still open, message starts and how many are closed."""
     get = _ITEM_FORMS.get
     role = ""
     blocks: list[_Block] = []
+    group_from = len(items)
     for index in range(start, len(items)):
         form = get(items[index])
         if form is None:
@@ -138,15 +168,12 @@ def build_anthropic_payload(request: LlmRequest) -> dict[str, Any]:
             continue
         if blocks:
             messages.append(_message(role, blocks))
-        role, blocks = form[0], [form[1]]
+        role, blocks, group_from = form[0], [form[1]], index
+    closed = len(messages)
     if blocks:
         messages.append(_message(role, blocks))
-    payload: dict[str, Any] = {"messages": messages}
-    if system:
-        payload["system"] = "\n\n".join(system)
-    if request.tools:
-        payload["tools"] = [_TOOL_FORMS.get(definition) for definition in request.tools]
-    return payload
+        return group_from, closed
+    return len(items), closed
 
 
 _STOP_REASONS: Final[Mapping[str, StopReason]] = {

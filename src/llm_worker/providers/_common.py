@@ -9,16 +9,20 @@ The cached values are shared between requests: callers must treat them as read-o
 from __future__ import annotations
 
 import weakref
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Mapping
-from typing import Final, Generic, TypeVar, cast, final
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Generic, TypeVar, cast, final
 
 from .._errors import LlmClientError
-from .._items import Summary
+from .._history import History
+from .._items import Item, Summary
 
 __all__ = [
     "SUMMARY_HEADER",
+    "FoldMemo",
     "ItemCache",
     "api_error_detail",
+    "fold_memo",
     "guarded_events",
     "summary_text",
     "unreadable_reply",
@@ -129,3 +133,53 @@ def unreadable_reply(exc: Exception, *, provider: str, streaming: bool) -> LlmCl
     if streaming:
         return LlmClientError(f"the stream broke: {problem}", provider=provider, retryable=True)
     return LlmClientError(f"the reply could not be read: {problem}", provider=provider)
+
+
+@final
+@dataclass(slots=True)
+class FoldMemo:
+    """What a payload builder folded of one history, to continue where it stopped.
+
+    A builder folds items into messages; only the last message can still grow (the open
+    group: an assistant run, consecutive same-role blocks). The memo keeps the messages, how
+    many of them are closed, where the open group starts in the history, and the history's
+    ``revision`` and length when it stopped. If the history only grew since (same revision),
+    the builder drops the open message, folds from ``open_from`` and is done: a turn costs
+    what is new, not the whole history again.
+    """
+
+    key: object = None
+    """What else the messages depend on (e.g. the system prompt)."""
+    revision: int = -1
+    length: int = 0
+    open_from: int = 0
+    closed: int = 0
+    messages: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+
+    def resume_from(self, items: Sequence[Item], key: object) -> int | None:
+        """Where to continue folding ``items``, or ``None`` to fold them all again.
+
+        On a continue, the open message is dropped from ``messages`` first.
+        """
+        if (
+            not isinstance(items, History)
+            or items.revision != self.revision
+            or key != self.key
+            or len(items) < self.length
+        ):
+            return None
+        del self.messages[self.closed :]
+        return self.open_from
+
+    def record(self, items: Sequence[Item], key: object, *, open_from: int, closed: int) -> None:
+        """Remember where folding ``items`` stopped."""
+        self.key = key
+        self.revision = items.revision if isinstance(items, History) else -1
+        self.length = len(items)
+        self.open_from = open_from
+        self.closed = closed
+
+
+def fold_memo(items: Sequence[Item], memos: ItemCache[History, FoldMemo]) -> FoldMemo:
+    """The memo of this history (a fresh one for a plain sequence, which has no revision)."""
+    return memos.get(items) if isinstance(items, History) else FoldMemo()

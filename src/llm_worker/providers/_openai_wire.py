@@ -15,15 +15,23 @@ turns any SDK exception into an :class:`LlmClientError`.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from .._client import LlmRequest, LlmResponse, StopReason, Usage
 from .._errors import ContextTooLongError, LlmClientError
+from .._history import History
 from .._items import Item, Message, Reasoning, Summary, ToolCall, ToolResult
 from .._tools import ToolDefinition
-from ._common import ItemCache, api_error_detail, summary_text, unreadable_reply
+from ._common import (
+    FoldMemo,
+    ItemCache,
+    api_error_detail,
+    fold_memo,
+    summary_text,
+    unreadable_reply,
+)
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletion, ChatCompletionChunk
@@ -68,44 +76,68 @@ def _tool_form(definition: ToolDefinition) -> _Form:
 
 _ITEM_FORMS: Final = ItemCache[Item, _Form | None](_item_form)
 _TOOL_FORMS: Final = ItemCache[ToolDefinition, _Form](_tool_form)
+_FOLDS: Final = ItemCache[History, FoldMemo](lambda history: FoldMemo())
 
 
 def build_openai_payload(request: LlmRequest) -> dict[str, Any]:
     """Build the ``messages`` and ``tools`` of a Chat Completions request.
 
-    Each item's converted form is cached for as long as the item lives, so a request costs
-    a lookup per item plus the assistant messages that group tool calls. The returned
-    dicts are shared with that cache: treat them as read-only.
+    Each item's converted form is cached for as long as the item lives, and for a
+    ``History`` the messages built for the previous request are continued when the
+    history only grew since, so a turn costs what it added. The returned lists and dicts
+    are shared with those caches: treat them as read-only, and as valid until the next
+    build for the same history.
     """
-    messages: list[_Form] = []
-    if request.system_prompt is not None:
-        messages.append({"role": "system", "content": request.system_prompt})
+    items = request.items
+    memo = fold_memo(items, _FOLDS)
+    start = memo.resume_from(items, request.system_prompt)
+    if start is None:
+        memo.messages = (
+            [{"role": "system", "content": request.system_prompt}]
+            if request.system_prompt is not None
+            else []
+        )
+        start = 0
+    open_from, closed = _fold(items, start, memo.messages)
+    memo.record(items, request.system_prompt, open_from=open_from, closed=closed)
+    payload: dict[str, Any] = {"messages": memo.messages}
+    if request.tools:
+        payload["tools"] = [_TOOL_FORMS.get(definition) for definition in request.tools]
+    return payload
+
+
+def _fold(items: Sequence[Item], start: int, messages: list[_Form]) -> tuple[int, int]:
+    """Append the messages of ``items[start:]``; return where the open assistant run starts
+    (``len(items)`` if none is open) and how many messages are closed."""
     get = _ITEM_FORMS.get
     texts: list[str] = []  # the current run of assistant items
     plain: list[_Form] = []
     calls: list[_Form] = []
-    for item in request.items:
+    run_from = len(items)
+    for index in range(start, len(items)):
+        item = items[index]
         form = get(item)
         if form is None:
             continue
         kind = type(item)
-        if kind is ToolCall:
-            calls.append(form)
-            continue
-        if kind is Message and form["role"] == "assistant":
-            texts.append(form["content"])
-            plain.append(form)
+        if kind is ToolCall or (kind is Message and form["role"] == "assistant"):
+            if not (plain or calls):
+                run_from = index
+            if kind is ToolCall:
+                calls.append(form)
+            else:
+                texts.append(form["content"])
+                plain.append(form)
             continue
         if plain or calls:
             _close_assistant_run(messages, texts, plain, calls)
             texts, plain, calls = [], [], []
         messages.append(form)
+    closed = len(messages)
     if plain or calls:
         _close_assistant_run(messages, texts, plain, calls)
-    payload: dict[str, Any] = {"messages": messages}
-    if request.tools:
-        payload["tools"] = [_TOOL_FORMS.get(definition) for definition in request.tools]
-    return payload
+        return run_from, closed
+    return len(items), closed
 
 
 def _close_assistant_run(
