@@ -318,7 +318,7 @@ def plot(loop: LoopFigures, payload: PayloadFigures, path: Path) -> bool:
     figure, axes = plt.subplots(1, panels, figsize=(6.5 * panels, 4.5), squeeze=False)
     left = axes[0][0]
     turns = [t for t, _, _ in loop.curve]
-    left.plot(turns, [p * 1e6 for _, p, _ in loop.curve], "o-", label="llm-pod Worker")
+    left.plot(turns, [p * 1e6 for _, p, _ in loop.curve], "o-", label="llm-pod Pod")
     left.plot(turns, [b * 1e6 for _, _, b in loop.curve], "s-", label="hand-written loop")
     left.set_xscale("log")
     left.set_yscale("log")
