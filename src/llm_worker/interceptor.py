@@ -18,7 +18,7 @@ Worker builds the hook summary from the state *after* the interceptors and asks 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final, final
+from typing import Final, NamedTuple, final
 
 from pydantic import BaseModel, ConfigDict
 
@@ -60,9 +60,9 @@ class Yield(BaseModel):
 
 
 @final
-@dataclass(frozen=True, slots=True)
-class ToolMeta:
-    """Where a tool call stands in the run."""
+class ToolMeta(NamedTuple):
+    """Where a tool call stands in the run (immutable; a tuple because one is built for every
+    call on the hot path, where a frozen dataclass costs four times as much)."""
 
     turn: int
     """0-based turn index."""
