@@ -21,23 +21,22 @@ the call ends (see ``_hook_process``).
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 import os
 import shlex
 from collections.abc import AsyncGenerator, Mapping, Sequence
-from typing import Any, Final, Literal, TypeAlias, TypeVar, cast, final
+from typing import Final, Literal, TypeAlias, TypeVar, cast, final
 
-import pydantic_core
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from . import events
 from ._errors import CommandHookError, PodUsageError, UnknownEventError
 from ._hook_base import Hook
 from ._hook_process import LineProcess, ProcessFailure, run_once
+from ._hook_protocol import encode_request, parse_decision
 from .events import HookEvent
 
-__all__ = ["DEFAULT_TIMEOUT", "CommandHook", "CommandMode", "encode_request", "parse_decision"]
+__all__ = ["DEFAULT_TIMEOUT", "CommandHook", "CommandMode"]
 
 InputT = TypeVar("InputT", bound=BaseModel)
 DecisionT = TypeVar("DecisionT")
@@ -50,75 +49,6 @@ DEFAULT_TIMEOUT: Final = 30.0
 """Seconds a command may take to answer one event, unless told otherwise."""
 _SHUTDOWN_GRACE: Final = 1.0
 """Seconds ``aclose`` lets a persistent command exit on end of input before killing it."""
-_PREVIEW_BYTES: Final = 120
-
-
-def encode_request(event: HookEvent[InputT, Any], info: InputT) -> bytes:
-    """Return the request a command gets for ``info``: one line of ASCII JSON, no newline."""
-    envelope = {"event": event.name, "input": info.model_dump(mode="json")}
-    return json.dumps(envelope, separators=(",", ":")).encode("ascii")
-
-
-def _preview(data: bytes) -> str:
-    cut = data[:_PREVIEW_BYTES]
-    return repr(cut) + ("..." if len(data) > _PREVIEW_BYTES else "")
-
-
-def _tag(decision_type: type[BaseModel]) -> str:
-    return str(decision_type.model_fields["decision"].default)
-
-
-def _describe(error: ValidationError) -> str:
-    return "; ".join(
-        f"{'.'.join(str(part) for part in detail['loc']) or 'decision'}: {detail['msg']}"
-        for detail in error.errors(include_url=False)
-    )
-
-
-def parse_decision(
-    event: HookEvent[Any, Any], output: bytes, *, command: str, stderr: str = ""
-) -> BaseModel | None:
-    """Read the decision a command printed for ``event``.
-
-    Returns ``None`` for an observe-only event (its output is ignored), else an instance of
-    one of ``event.decision_types``.
-
-    Raises:
-        CommandHookError: the output is empty, not UTF-8 JSON, not a decision object, a
-            decision ``event`` does not allow, or a malformed one. Nothing else.
-    """
-
-    def fail(problem: str) -> CommandHookError:
-        return CommandHookError(command=command, problem=problem, stderr=stderr)
-
-    if not event.decision_types:
-        return None
-    text = output.strip()
-    if not text:
-        raise fail("printed no decision (stdout was empty)")
-    try:
-        # Strict: rejects invalid UTF-8, NaN, lone surrogate escapes (which could not be
-        # written back out in a snapshot) and absurd nesting, all as ValueError.
-        value: object = pydantic_core.from_json(text, allow_inf_nan=False)
-    except ValueError as exc:
-        raise fail(f"printed something that is not JSON ({exc}): {_preview(text)}") from None
-    tag: object = value.get("decision") if isinstance(value, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-    if not isinstance(tag, str):
-        raise fail(
-            'printed JSON that is not a decision object like {"decision": "continue"}: '
-            + _preview(text)
-        )
-    legal = {_tag(decision_type): decision_type for decision_type in event.decision_types}
-    decision_type = legal.get(tag)
-    if decision_type is None:
-        raise fail(
-            f"printed the decision {tag[:_PREVIEW_BYTES]!r}, which {event.name.upper()} "
-            f"does not allow (allowed: {', '.join(legal)})"
-        )
-    try:
-        return decision_type.model_validate(value, strict=True)
-    except ValidationError as exc:
-        raise fail(f"printed an invalid {tag!r} decision: {_describe(exc)}") from None
 
 
 def _check_argv(command: object) -> tuple[str, ...]:
@@ -285,8 +215,7 @@ class CommandHook(Hook[InputT, DecisionT]):
             raise CommandHookError(
                 command=self._display, problem=failure.problem, stderr=failure.stderr
             ) from None
-        decision = parse_decision(event, output, command=self._display, stderr=stderr)
-        return cast(DecisionT, decision)
+        return parse_decision(event, output, command=self._display, stderr=stderr)
 
     def _state(self) -> _PersistentState:
         loop = asyncio.get_running_loop()
