@@ -55,6 +55,8 @@ from ._results import Yielded as Yielded
 from ._run_state import WorkerStatus as WorkerStatus
 from ._snapshot import SNAPSHOT_VERSION as SNAPSHOT_VERSION
 from ._snapshot import WorkerSnapshot as WorkerSnapshot
+from ._snapshot import check_snapshot_header as check_snapshot_header
+from ._snapshot import parse_snapshot_json as parse_snapshot_json
 from ._summaries import PREVIEW_BYTES as PREVIEW_BYTES
 from ._summaries import AbortInfo as AbortInfo
 from ._summaries import PreRequestInfo as PreRequestInfo
@@ -141,6 +143,8 @@ __all__ = [
     "WorkerSnapshot",
     "WorkerStateError",
     "WorkerStatus",
+    "check_snapshot_header",
+    "parse_snapshot_json",
     "Yielded",
     "tool",
     "utf8_len",

@@ -8,7 +8,7 @@ another format version.
 
 from __future__ import annotations
 
-from typing import Final, Literal, final
+from typing import Final, Literal, cast, final
 
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -17,7 +17,13 @@ from ._errors import SnapshotError
 from ._items import Item, ToolCall
 from ._run_state import RunState
 
-__all__ = ["SNAPSHOT_FORMAT", "SNAPSHOT_VERSION", "WorkerSnapshot"]
+__all__ = [
+    "SNAPSHOT_FORMAT",
+    "SNAPSHOT_VERSION",
+    "WorkerSnapshot",
+    "check_snapshot_header",
+    "parse_snapshot_json",
+]
 
 SNAPSHOT_FORMAT: Final = "llm-pod/worker-snapshot"
 SNAPSHOT_VERSION: Final = 1
@@ -45,22 +51,20 @@ class WorkerSnapshot(BaseModel):
         Raises:
             SnapshotError: not JSON, not a snapshot, another version, or inconsistent.
         """
+        return cls.from_document(parse_snapshot_json(data, kind="snapshot"))
+
+    @classmethod
+    def from_document(cls, document: object) -> WorkerSnapshot:
+        """Check an already parsed snapshot (e.g. the Worker part of a Pod snapshot).
+
+        Raises:
+            SnapshotError: not a snapshot, another version, or inconsistent.
+        """
+        fields = check_snapshot_header(
+            document, kind="snapshot", format=SNAPSHOT_FORMAT, version=SNAPSHOT_VERSION
+        )
         try:
-            # Strict, unlike json.loads: invalid UTF-8, lone surrogate escapes (which could
-            # not be saved again), NaN and absurd nesting are all refused as ValueError.
-            raw: object = pydantic_core.from_json(data, allow_inf_nan=False)
-        except ValueError as exc:
-            raise SnapshotError(f"not a snapshot: invalid JSON ({exc})") from exc
-        if not isinstance(raw, dict) or raw.get("format") != SNAPSHOT_FORMAT:  # pyright: ignore[reportUnknownMemberType]
-            raise SnapshotError(f"not a snapshot: expected format {SNAPSHOT_FORMAT!r}")
-        version: object = raw.get("version")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-        if version != SNAPSHOT_VERSION:
-            raise SnapshotError(
-                f"snapshot version {version!r} is not supported by this llm-pod "
-                f"(it reads version {SNAPSHOT_VERSION}); resume it with the version that wrote it"
-            )
-        try:
-            snapshot = cls.model_validate(raw)
+            snapshot = cls.model_validate(fields)
         except ValidationError as exc:
             raise SnapshotError(f"corrupt snapshot: {exc}") from exc
         snapshot.check()
@@ -88,3 +92,39 @@ class WorkerSnapshot(BaseModel):
         in_order = 0 <= batch.next_record <= batch.next_decision <= len(batch.calls)
         if not in_order or (batch.executed and batch.next_decision != len(batch.calls)):
             raise SnapshotError("inconsistent snapshot: impossible tool-call progress")
+
+
+def parse_snapshot_json(data: str | bytes, *, kind: str) -> object:
+    """Parse snapshot text strictly; ``kind`` names it in errors (``"Pod snapshot"``).
+
+    Unlike ``json.loads``, invalid UTF-8, lone surrogate escapes (which could not be saved
+    again), NaN and absurd nesting are refused.
+
+    Raises:
+        SnapshotError: the text is not such JSON.
+    """
+    try:
+        return pydantic_core.from_json(data, allow_inf_nan=False)
+    except ValueError as exc:
+        raise SnapshotError(f"not a {kind}: invalid JSON ({exc})") from exc
+
+
+def check_snapshot_header(
+    document: object, *, kind: str, format: str, version: int
+) -> dict[str, object]:
+    """Check that ``document`` is a JSON object of this ``format`` and ``version``.
+
+    Raises:
+        SnapshotError: another kind of document, or a version this llm-pod does not read.
+    """
+    if not isinstance(document, dict):
+        raise SnapshotError(f"not a {kind}: expected a JSON object")
+    fields = cast(dict[str, object], document)  # JSON object keys are strings
+    if fields.get("format") != format:
+        raise SnapshotError(f"not a {kind}: expected format {format!r}")
+    if fields.get("version") != version:
+        raise SnapshotError(
+            f"{kind} version {fields.get('version')!r} is not supported by this llm-pod "
+            f"(it reads version {version}); resume it with the version that wrote it"
+        )
+    return fields

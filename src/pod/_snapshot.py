@@ -9,12 +9,17 @@ pending calls; a pending call left undecided is put to the hooks again.
 
 from __future__ import annotations
 
-import json
-from typing import Final, Literal, cast, final
+from typing import Final, Literal, final
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from llm_worker import SnapshotError, Usage, WorkerSnapshot
+from llm_worker import (
+    SnapshotError,
+    Usage,
+    WorkerSnapshot,
+    check_snapshot_header,
+    parse_snapshot_json,
+)
 
 __all__ = ["POD_SNAPSHOT_VERSION", "PodSnapshot"]
 
@@ -45,25 +50,15 @@ class PodSnapshot(BaseModel):
         Raises:
             SnapshotError: not JSON, not a Pod snapshot, another version, or inconsistent.
         """
-        try:
-            raw: object = json.loads(data)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise SnapshotError(f"not a Pod snapshot: invalid JSON ({exc})") from exc
-        if not isinstance(raw, dict):
-            raise SnapshotError("not a Pod snapshot: expected a JSON object")
-        fields = cast(dict[str, object], raw)  # JSON object keys are strings
-        if fields.get("format") != POD_SNAPSHOT_FORMAT:
-            raise SnapshotError(f"not a Pod snapshot: expected format {POD_SNAPSHOT_FORMAT!r}")
-        if fields.get("version") != POD_SNAPSHOT_VERSION:
-            raise SnapshotError(
-                f"Pod snapshot version {fields.get('version')!r} is not supported by this "
-                f"llm-pod (it reads version {POD_SNAPSHOT_VERSION}); resume it with the "
-                "version that wrote it"
-            )
-        worker = fields.get("worker")
+        fields = check_snapshot_header(
+            parse_snapshot_json(data, kind="Pod snapshot"),
+            kind="Pod snapshot",
+            format=POD_SNAPSHOT_FORMAT,
+            version=POD_SNAPSHOT_VERSION,
+        )
         # The Worker part is checked by its own reader (format, version, consistency).
-        checked_worker = WorkerSnapshot.from_json(json.dumps(worker))
+        worker = WorkerSnapshot.from_document(fields.get("worker"))
         try:
-            return cls.model_validate({**fields, "worker": checked_worker})
+            return cls.model_validate({**fields, "worker": worker})
         except ValidationError as exc:
             raise SnapshotError(f"corrupt Pod snapshot: {exc}") from exc

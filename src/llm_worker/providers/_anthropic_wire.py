@@ -31,6 +31,7 @@ from ._common import (
     FoldMemo,
     ItemCache,
     api_error_detail,
+    connection_failure,
     fold_memo,
     summary_text,
     unreadable_reply,
@@ -323,13 +324,12 @@ def map_anthropic_error(
     import anthropic
 
     if isinstance(exc, anthropic.APIConnectionError):
-        timed_out = isinstance(exc, anthropic.APITimeoutError)
-        if streaming:
-            problem = "timed out" if timed_out else f"was cut: {exc.message}"
-            return LlmClientError(f"the stream {problem}", provider=PROVIDER, retryable=True)
-        problem = "timed out" if timed_out else f"failed: {exc.message}"
-        return LlmClientError(
-            f"cannot reach {base_url}: the request {problem}", provider=PROVIDER, retryable=True
+        return connection_failure(
+            exc.message,
+            timed_out=isinstance(exc, anthropic.APITimeoutError),
+            streaming=streaming,
+            base_url=base_url,
+            provider=PROVIDER,
         )
     if not isinstance(exc, anthropic.AnthropicError):
         return unreadable_reply(exc, provider=PROVIDER, streaming=streaming)

@@ -22,6 +22,7 @@ __all__ = [
     "FoldMemo",
     "ItemCache",
     "api_error_detail",
+    "connection_failure",
     "fold_memo",
     "guarded_events",
     "summary_text",
@@ -183,3 +184,17 @@ class FoldMemo:
 def fold_memo(items: Sequence[Item], memos: ItemCache[History, FoldMemo]) -> FoldMemo:
     """The memo of this history (a fresh one for a plain sequence, which has no revision)."""
     return memos.get(items) if isinstance(items, History) else FoldMemo()
+
+
+def connection_failure(
+    message: str, *, timed_out: bool, streaming: bool, base_url: str, provider: str
+) -> LlmClientError:
+    """The error for a request that never got an answer: the server could not be reached,
+    timed out, or cut a stream being read. Always worth a retry."""
+    if streaming:
+        problem = "timed out" if timed_out else f"was cut: {message}"
+        return LlmClientError(f"the stream {problem}", provider=provider, retryable=True)
+    problem = "timed out" if timed_out else f"failed: {message}"
+    return LlmClientError(
+        f"cannot reach {base_url}: the request {problem}", provider=provider, retryable=True
+    )

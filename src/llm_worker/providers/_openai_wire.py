@@ -28,6 +28,7 @@ from ._common import (
     FoldMemo,
     ItemCache,
     api_error_detail,
+    connection_failure,
     fold_memo,
     summary_text,
     unreadable_reply,
@@ -307,13 +308,12 @@ def map_openai_error(exc: Exception, *, base_url: str, streaming: bool = False) 
     import openai
 
     if isinstance(exc, openai.APIConnectionError):
-        timed_out = isinstance(exc, openai.APITimeoutError)
-        if streaming:
-            problem = "timed out" if timed_out else f"was cut: {exc.message}"
-            return LlmClientError(f"the stream {problem}", provider=PROVIDER, retryable=True)
-        problem = "timed out" if timed_out else f"failed: {exc.message}"
-        return LlmClientError(
-            f"cannot reach {base_url}: the request {problem}", provider=PROVIDER, retryable=True
+        return connection_failure(
+            exc.message,
+            timed_out=isinstance(exc, openai.APITimeoutError),
+            streaming=streaming,
+            base_url=base_url,
+            provider=PROVIDER,
         )
     if not isinstance(exc, openai.OpenAIError):
         return unreadable_reply(exc, provider=PROVIDER, streaming=streaming)
