@@ -11,7 +11,7 @@ A case this cannot move faithfully is *not batchable* and runs alone (:func:`nam
 ``reason``): a file that is not Python, a module that shadows an installed or standard-library
 module (``pod`` must import the case's fake ``llm_worker``), a relative import at the top level,
 ``import pkg.sub`` of a case package (it binds ``pkg``, which no rewrite keeps), a file that does
-not parse, or a config that names modules.
+not parse, a top-level ``__init__.py``, or a config that names modules.
 """
 
 from __future__ import annotations
@@ -61,6 +61,8 @@ def namespace(
     for path, _ in files:
         if not path.endswith(_PYTHON_SUFFIXES):
             return _alone(package, f"{path} is not a Python file")
+        if Path(path).stem == "__init__" and len(Path(path).parts) == 1:
+            return _alone(package, f"{path} would make the case's own directory a package")
         local.add(Path(path).parts[0].removesuffix(".pyi").removesuffix(".py"))
     for name in sorted(local):
         if _is_taken(name, shadowed_root):
