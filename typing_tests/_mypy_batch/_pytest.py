@@ -144,9 +144,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             )
             items[index] = case
             batched.append(case)
-    suite = _Suite()
-    suite.plan(batched)
-    config.stash[_SUITE] = suite
+    config.stash.setdefault(_SUITE, _Suite()).plan(batched)
 
 
 def pytest_terminal_summary(
