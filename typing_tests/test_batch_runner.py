@@ -8,6 +8,7 @@ other cases down with it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -16,6 +17,8 @@ from pathlib import Path
 import pytest
 from _mypy_batch._build import BuildSettings, CaseOutput, check_together
 from _mypy_batch._namespace import MovedCase, namespace
+from mypy import build
+from mypy.main import process_options
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent
@@ -83,6 +86,20 @@ def test_cases_sharing_a_build_get_only_their_own_errors(settings: BuildSettings
         "tcase1": CaseOutput(()),
         "tcase2": CaseOutput((f"tcase2/main.py:8: {PRIVILEGED}",)),
     }
+    # The next run checks the cases afresh, as pytest-mypy-plugins does; the rest stays warm.
+    cached = _cached_modules(settings)
+    assert "pod" in cached
+    assert [name for name in cached if name.startswith("tcase")] == []
+
+
+def _cached_modules(settings: BuildSettings) -> set[str]:
+    with contextlib.chdir(settings.root):
+        _, options = process_options(["--cache-dir", settings.cache_dir, "--config-file", CONFIG])
+    store = build.create_metastore(options, parallel_worker=False)
+    try:
+        return {name.split("/")[0].split(".")[0] for name in store.list_all()}
+    finally:
+        store.close()
 
 
 def test_a_case_that_breaks_its_build_is_left_to_run_alone(settings: BuildSettings) -> None:
