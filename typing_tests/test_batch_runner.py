@@ -94,7 +94,8 @@ def test_cases_sharing_a_build_get_only_their_own_errors(settings: BuildSettings
 
 def _cached_modules(settings: BuildSettings) -> set[str]:
     with contextlib.chdir(settings.root):
-        _, options = process_options(["--cache-dir", settings.cache_dir, "--config-file", CONFIG])
+        args = ["--cache-dir", settings.cache_dir, f"--config-file={CONFIG}", "tcase0/main.py"]
+        _, options = process_options(args)
     store = build.create_metastore(options, parallel_worker=False)
     try:
         return {name.split("/")[0].split(".")[0] for name in store.list_all()}
