@@ -36,7 +36,7 @@ class BatchedCase(YamlTestItem):
     def runtest(self) -> None:
         output = self.config.stash[_SUITE].output(self)
         if output is None:
-            super().runtest()
+            self._run_alone(f"alone-{_key(self.nodeid)}")
             return
         package, found = output
         checker = OutputChecker(
@@ -50,8 +50,24 @@ class BatchedCase(YamlTestItem):
             pass
         else:
             return
-        super().runtest()  # the case alone decides; raises (its own report) if it fails there too
+        # The case alone decides: this raises (with its own report) if it fails there too.
+        self._run_alone(_batch_cache(self))
         self.config.stash[_SUITE].disagreements.append(self.nodeid)
+
+    def _run_alone(self, cache: str) -> None:
+        """Run the case as pytest-mypy-plugins does, with a cache that no other config (and
+        no case shadowing an installed module) invalidates."""
+        self.incremental_cache_dir = os.path.join(self.incremental_cache_dir, cache)
+        super().runtest()
+
+
+def _key(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _batch_cache(item: YamlTestItem) -> str:
+    """One cache per config: mypy invalidates a module's cache when its options change."""
+    return f"batch-{_key(item.additional_mypy_config)}"
 
 
 @dataclass
@@ -104,9 +120,7 @@ class _Suite:
     def _build(self, item: BatchedCase, group: _Group) -> dict[str, CaseOutput | None]:
         base = Path(item.root_directory)
         base.mkdir(parents=True, exist_ok=True)
-        key = hashlib.sha256(item.additional_mypy_config.encode()).hexdigest()[:16]
-        # One cache per config: mypy invalidates a module's cache when its options change.
-        cache_dir = os.path.join(item.incremental_cache_dir, f"batch-{key}")
+        cache_dir = os.path.join(item.incremental_cache_dir, _batch_cache(item))
         root = Path(tempfile.mkdtemp(prefix="mypy-batch-", dir=base))
         try:
             self.builds += 1
