@@ -113,6 +113,12 @@ def test_output_reads_as_a_build_of_the_case_alone() -> None:
             id="a syntax error",
         ),
         pytest.param(
+            [("main.py", "import tcase1\n")],
+            "",
+            "main.py names a tcase<n> package of the runner",
+            id="a name of the runner's packages",
+        ),
+        pytest.param(
             [("main.py", ""), ("world.py", "")],
             "[mypy-world]\nignore_errors = true",
             "its mypy_config names modules",

@@ -85,11 +85,11 @@ def check_together(
 
 def _write(package_dir: Path, files: Mapping[str, str]) -> None:
     package_dir.mkdir(parents=True)
-    (package_dir / "__init__.py").write_text("")
+    (package_dir / "__init__.py").write_text("", encoding="utf-8")
     for path, content in files.items():
         target = package_dir / path
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content)
+        target.write_text(content, encoding="utf-8")
 
 
 def _build(cases: Sequence[MovedCase], settings: BuildSettings) -> dict[str, CaseOutput] | None:

@@ -11,7 +11,8 @@ A case this cannot move faithfully is *not batchable* and runs alone (:func:`nam
 ``reason``): a file that is not Python, a module that shadows an installed or standard-library
 module (``pod`` must import the case's fake ``llm_worker``), a relative import at the top level,
 ``import pkg.sub`` of a case package (it binds ``pkg``, which no rewrite keeps), a file that does
-not parse, a top-level ``__init__.py``, or a config that names modules.
+not parse, a top-level ``__init__.py``, a config that names modules, or a file naming a
+``tcase<n>`` package (in a shared build it could import another case).
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ PREFIX: Final = "tcase"
 
 _PYTHON_SUFFIXES: Final = (".py", ".pyi")
 _FROM_MODULE: Final = re.compile(r"from\s+")
+_NAMES_A_PACKAGE: Final = re.compile(rf"\b{PREFIX}\d+\b")
+"""A case that could import another case's package runs alone."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +76,8 @@ def namespace(
         return _alone(package, "its mypy_config names modules")
     moved: dict[str, str] = {}
     for path, content in files:
+        if _NAMES_A_PACKAGE.search(content):
+            return _alone(package, f"{path} names a {PREFIX}<n> package of the runner")
         rewritten = _rewrite_imports(package, content, local, top_level=len(Path(path).parts) == 1)
         if isinstance(rewritten, _Refusal):
             return _alone(package, f"{path}: {rewritten.reason}")
