@@ -152,10 +152,75 @@ SUITE = """\
 """
 
 
+KEYS = """\
+- case: keys_out
+  main: |
+    from world import WORKER
+    WORKER.nope
+  out: |
+    main:2: error: "Worker" has no attribute "nope"  [attr-defined]
+  files: &world
+    - path: world.py
+      content: |
+        from llm_worker import ScriptedClient, Worker
+        WORKER = Worker(ScriptedClient([]))
+
+- case: keys_out_wrong
+  main: |
+    from world import WORKER
+    WORKER.nope
+  out: |
+    main:1: error: "Worker" has no attribute "nope"  [attr-defined]
+  files: *world
+
+- case: keys_regex
+  regex: yes
+  main: |
+    from world import WORKER
+    WORKER.nope  # E: "Worker" has no attribute "n.*e"  \\[attr-defined\\]
+  files: *world
+
+- case: keys_parametrized
+  parametrized:
+    - attr: nope
+    - attr: other
+  main: |
+    from world import WORKER
+    WORKER.{{ attr }}  # E: "Worker" has no attribute "{{ attr }}"  [attr-defined]
+  files: *world
+
+- case: keys_mypy_config
+  mypy_config: |
+    disable_error_code = attr-defined
+  main: |
+    from world import WORKER
+    WORKER.nope
+  files: *world
+
+- case: keys_skip
+  skip: sys.version_info > (3, 0)
+  main: |
+    x: int = "never checked"
+
+- case: keys_error_in_a_subpackage
+  main: |
+    from pkg.mod import f
+    import pkg.mod as m
+    f()
+  files:
+    - path: pkg/__init__.py
+    - path: pkg/mod.py
+      content: |
+        def f() -> None:
+            return 1  # E: No return value expected  [return-value]
+"""
+
+
 def test_the_runner_fails_exactly_the_wrong_cases(
     request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
     (tmp_path / "test_meta.yml").write_text(SUITE)
+    (tmp_path / "test_keys.yml").write_text(KEYS)
     (tmp_path / "conftest.py").write_text(
         "from _mypy_batch import pytest_collection_modifyitems, pytest_terminal_summary\n"
     )
@@ -187,14 +252,17 @@ def test_the_runner_fails_exactly_the_wrong_cases(
     out = done.stdout
 
     assert done.returncode == 1, out
-    assert "typing suite: 5 cases in 1 shared mypy builds, 0 alone" in out
+    # Two configs (one case sets mypy_config), skip leaves a case out, nothing runs alone.
+    assert "typing suite: 12 cases in 2 shared mypy builds, 0 alone" in out
     failed = sorted(line.split()[1] for line in out.splitlines() if line.startswith("FAILED "))
     assert failed == [
+        "test_keys.yml::keys_out_wrong",
         "test_meta.yml::meta_expected_to_fail_but_passing",
         "test_meta.yml::meta_expects_an_error_and_gets_none",
         "test_meta.yml::meta_gets_an_error_it_does_not_expect",
     ]
-    assert "3 failed, 2 passed" in out
+    assert "4 failed, 8 passed" in out
+    # Every case that passed, passed on its share of a batch (no case passed only alone).
     assert "BATCHING DEFECT" not in out
     # The report names the case's file and the yml line of the missing error.
     assert (
