@@ -52,6 +52,12 @@ from typing import TYPE_CHECKING
     assert files["world.py"] == ""
 
 
+def test_a_form_feed_does_not_shift_the_lines_rewritten() -> None:
+    files = _moved(("main.py", "x = 1  # \f\nimport world\n"), ("world.py", ""))
+
+    assert files["main.py"] == "x = 1  # \f\nimport tcase3.world as world\n"
+
+
 def test_output_reads_as_a_build_of_the_case_alone() -> None:
     line = ' error: "tcase3.world.Engine" in tcase3/world.py, not "tcase31.x" [misc]'
 

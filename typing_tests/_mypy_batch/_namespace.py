@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import io
 import re
 import sys
 from collections.abc import Mapping, Sequence
@@ -117,7 +118,8 @@ def _rewrite_imports(
         tree = ast.parse(source)
     except SyntaxError as error:
         return _Refusal(f"does not parse ({error.msg}, line {error.lineno})")
-    lines = source.splitlines(keepends=True)
+    # Lines as ast numbers them: str.splitlines would also split at form feeds and the like.
+    lines = io.StringIO(source, newline="").readlines()
     edits: list[tuple[int, int, str]] = []  # (line index, character column, text to insert)
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
