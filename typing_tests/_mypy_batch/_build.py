@@ -15,13 +15,14 @@ import io
 import os
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from mypy import build
 from mypy.main import process_options
+from mypy.metastore import MetadataStore
 
 from ._namespace import MovedCase, strip_namespace
 
@@ -31,6 +32,8 @@ _FLAGS: Final = ("--show-traceback", "--no-error-summary", "--no-pretty", "--hid
 """What pytest-mypy-plugins passes before the config file."""
 _FATAL: Final = 2
 """mypy's exit status when it could not check (pytest-mypy-plugins' ``FATAL_ERROR``)."""
+_WARM_UP: Final = "tcase_library"
+_LIBRARY: Final = "import llm_worker\nimport llm_worker.interceptor\nimport pod\n"
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +71,7 @@ def check_together(
     """
     for case in cases:
         _write(settings.root / case.package, case.files)
+    _warm_library(settings)
     results: dict[str, CaseOutput | None] = {}
     pending = [list(cases)]
     while pending:
@@ -93,24 +97,52 @@ def _write(package_dir: Path, files: Mapping[str, str]) -> None:
 
 
 def _build(cases: Sequence[MovedCase], settings: BuildSettings) -> dict[str, CaseOutput] | None:
-    args = [*_FLAGS, "--cache-dir", settings.cache_dir]
-    if settings.config_file is not None:
-        args.append(f"--config-file={settings.config_file}")
-    args += [f"{case.package}/main.py" for case in cases]
+    targets = [f"{case.package}/main.py" for case in cases]
+    status, lines = _mypy(targets, settings, forget={case.package for case in cases})
+    return None if status == _FATAL else _split(cases, lines)
+
+
+def _warm_library(settings: BuildSettings) -> None:
+    """Check the library alone first if the cache lacks it.
+
+    Under pytest-mypy-plugins every case but the first finds ``pod`` and ``llm_worker`` in the
+    cache, and mypy's output can depend on it: a method's ``"__init__" defined in
+    "llm_worker._summaries"`` note appears only when that module comes from the cache.
+    """
+    target = settings.root / f"{_WARM_UP}.py"
+    target.write_text(_LIBRARY, encoding="utf-8")
+    with _metastore([target.name], settings) as store:
+        cached = any(name.startswith("pod/") for name in store.list_all())
+    if not cached:
+        _mypy([target.name], settings, forget={_WARM_UP})
+
+
+def _mypy(
+    targets: list[str], settings: BuildSettings, *, forget: set[str]
+) -> tuple[int, list[str]]:
+    """Run mypy on ``targets``, then drop the modules of the ``forget`` packages from the
+    cache, so that the next run checks them afresh. Returns the exit status and the output."""
     # A process of its own, as pytest-mypy-plugins runs mypy: inside pytest, mypy would take
     # pytest's sys.path for installed packages and silence errors in the case files.
     done = subprocess.run(
-        [sys.executable, "-m", "mypy", *args],
+        [sys.executable, "-m", "mypy", *_arguments(settings), *targets],
         cwd=settings.root,
         env=_environment(settings.mypy_path),
         capture_output=True,
         text=True,
         check=False,
     )
-    _forget(args, settings.root, {case.package for case in cases})
-    if done.returncode == _FATAL:
-        return None
-    return _split(cases, (done.stdout + done.stderr).splitlines())
+    with _metastore(targets, settings) as store:
+        for name in list(store.list_all()):
+            if name.split("/", 1)[0].split(".", 1)[0] in forget:
+                store.remove(name)
+        store.commit()
+    return done.returncode, (done.stdout + done.stderr).splitlines()
+
+
+def _arguments(settings: BuildSettings) -> list[str]:
+    config = [] if settings.config_file is None else [f"--config-file={settings.config_file}"]
+    return [*_FLAGS, "--cache-dir", settings.cache_dir, *config]
 
 
 def _split(cases: Sequence[MovedCase], lines: list[str]) -> dict[str, CaseOutput]:
@@ -134,15 +166,15 @@ def _environment(mypy_path: str) -> dict[str, str]:
     return environment
 
 
-def _forget(args: list[str], root: Path, packages: set[str]) -> None:
-    """Drop the case modules from the cache, so that the next run checks them afresh."""
-    with contextlib.chdir(root):
-        _, options = process_options(args, stdout=io.StringIO(), stderr=io.StringIO())
+@contextlib.contextmanager
+def _metastore(targets: list[str], settings: BuildSettings) -> Generator[MetadataStore, None, None]:
+    """The cache of the build of ``targets`` (files under ``settings.root``)."""
+    with contextlib.chdir(settings.root):
+        _, options = process_options(
+            [*_arguments(settings), *targets], stdout=io.StringIO(), stderr=io.StringIO()
+        )
     store = build.create_metastore(options, parallel_worker=False)
     try:
-        for name in list(store.list_all()):
-            if name.split("/", 1)[0].split(".", 1)[0] in packages:
-                store.remove(name)
-        store.commit()
+        yield store
     finally:
         store.close()
