@@ -253,7 +253,7 @@ def test_the_runner_fails_exactly_the_wrong_cases(
 
     assert done.returncode == 1, out
     # Two configs (one case sets mypy_config), skip leaves a case out, nothing runs alone.
-    assert "typing suite: 12 cases in 2 shared mypy builds, 0 alone" in out
+    assert "typing suite: 12 cases shared 2 mypy builds (one per mypy_config), 0 ran alone" in out
     failed = sorted(line.split()[1] for line in out.splitlines() if line.startswith("FAILED "))
     assert failed == [
         "test_keys.yml::keys_out_wrong",

@@ -36,7 +36,7 @@ class BatchedCase(YamlTestItem):
     def runtest(self) -> None:
         output = self.config.stash[_SUITE].output(self)
         if output is None:
-            self._run_alone(f"alone-{_key(self.nodeid)}")
+            self._run_alone(f"alone-{_key(self.additional_mypy_config)}")
             return
         package, found = output
         checker = OutputChecker(
@@ -55,8 +55,9 @@ class BatchedCase(YamlTestItem):
         self.config.stash[_SUITE].disagreements.append(self.nodeid)
 
     def _run_alone(self, cache: str) -> None:
-        """Run the case as pytest-mypy-plugins does, with a cache that no other config (and
-        no case shadowing an installed module) invalidates."""
+        """Run the case as pytest-mypy-plugins does, in a cache of ``cache``'s config: cases of
+        other configs would invalidate it, and a case that runs alone because it shadows an
+        installed module would invalidate the batch's."""
         self.incremental_cache_dir = os.path.join(self.incremental_cache_dir, cache)
         super().runtest()
 
@@ -88,9 +89,12 @@ class _Suite:
     """Node id -> why the case runs in a build of its own."""
     disagreements: list[str] = field(default_factory=list[str])
     builds: int = 0
+    planned: int = 0
+    """Cases planned so far: case ``n`` goes in package ``tcase<n>``."""
 
     def plan(self, items: list[BatchedCase]) -> None:
-        for number, item in enumerate(items):
+        for item in items:
+            number, self.planned = self.planned, self.planned + 1
             if item.environment_variables or item.disable_cache:
                 self.alone[item.nodeid] = "it sets env or disable_cache"
                 continue
@@ -169,8 +173,8 @@ def pytest_terminal_summary(
         return
     batched = sum(len(group.cases) for group in suite.groups.values())
     terminalreporter.write_line(
-        f"typing suite: {batched} cases in {suite.builds} shared mypy builds, "
-        f"{len(suite.alone)} alone"
+        f"typing suite: {batched} cases shared {suite.builds} mypy builds "
+        f"(one per mypy_config), {len(suite.alone)} ran alone"
     )
     for nodeid, reason in suite.alone.items():
         terminalreporter.write_line(f"  alone: {nodeid}: {reason}")
