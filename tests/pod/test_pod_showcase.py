@@ -18,7 +18,7 @@ async def test_the_showcase_exercises_every_mechanism() -> None:
     actors = {e.actor for e in trace if e.source == "interceptor"}
     assert actors == {"compaction", "notification", "truncation"}
     decisions = [e.decision for e in trace if e.actor == "PRE_TOOL_CALL"]
-    by_policy = "(by pod._permissions.PermissionHook)"
+    by_policy = "(by pod.PermissionHook)"
     assert decisions == [
         "Continue",
         f"Skip: deleting files needs a human: ask the user instead {by_policy}",
