@@ -138,7 +138,7 @@ def hook(event: HookEvent[InputT, DecisionT], /) -> _HookDecorator[InputT, Decis
     return _HookDecorator(event)
 
 
-def input_mismatch(fn: object, event: HookEvent[Any, Any]) -> str | None:
+def input_mismatch(fn: Callable[..., object], event: HookEvent[Any, Any]) -> str | None:
     """Say why ``fn``'s annotated Input does not fit ``event``, or ``None`` if it fits.
 
     Only an annotation that resolves to a pydantic model which is not ``event``'s Input (or a
@@ -160,7 +160,7 @@ def input_mismatch(fn: object, event: HookEvent[Any, Any]) -> str | None:
     )
 
 
-def _annotated_input(fn: object) -> type | None:
+def _annotated_input(fn: Callable[..., object]) -> type | None:
     function: object = fn
     if not (inspect.isfunction(fn) or inspect.ismethod(fn)):
         function = getattr(type(fn), "__call__", None)  # noqa: B004  # a hook object

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import sys
 import textwrap
 from pathlib import Path
 
@@ -42,7 +44,7 @@ def test_unannotated_and_object_annotated_hooks_are_accepted() -> None:
     def anything(info: object) -> Continue:
         return Continue()
 
-    registry.on(events.TURN_END, anything)
+    registry.on(events.TURN_END, anything)  # type: ignore[hook-signature]  # run time accepts it
     assert len(registry.freeze().hooks_for(events.TURN_END)) == 1
 
 
@@ -72,12 +74,13 @@ async def test_the_failure_names_the_line_in_the_hooks_own_file_not_the_library(
             """
         )
     )
-    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
     monkeypatch.chdir(tmp_path)
-    from deep_hooks import parse_then_decide  # type: ignore[import-not-found]  # written above
+    parse_then_decide = importlib.import_module("deep_hooks").parse_then_decide
+    monkeypatch.delitem(sys.modules, "deep_hooks")
 
     registry = HookRegistry()
-    registry.on(events.PRE_TOOL_CALL, parse_then_decide)
+    registry.on(events.PRE_TOOL_CALL, parse_then_decide)  # type: ignore[hook-boundary]
     with pytest.raises(HookFailedError) as raised:
         await registry.freeze().pre_tool_call(CALL)
     assert str(raised.value).startswith(
