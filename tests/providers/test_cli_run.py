@@ -90,11 +90,16 @@ def test_pod_run_completes_a_multi_tool_session(
         "--max-retries=0",
     ]
     code = main([*argv, "--stream"] if stream else argv)
-    out = capsys.readouterr().out
-    assert code == 0, out
-    assert FINAL in out
-    assert " ".join(out.split()).count("hooks PRE_TOOL_CALL") == 4
-    assert "TURN_END" in out
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    # stdout holds the answer alone, once (streamed or not); the trace is on stderr
+    assert captured.out.splitlines()[-1].startswith(FINAL)
+    assert captured.out.count(FINAL) == 1
+    assert "PRE_TOOL_CALL" not in captured.out
+    trace = " ".join(captured.err.split())
+    assert trace.count("hooks PRE_TOOL_CALL") == 4
+    assert "TURN_END" in trace
+    assert "3 requests · 4 tool calls · " in trace
     assert len(server.requests) == 3
     tool_names = {
         tool.get("name") or tool["function"]["name"] for tool in server.requests[0].body["tools"]
@@ -119,9 +124,10 @@ def test_pod_run_applies_permission_rules(
             f"--rules={rules}",
         ]
     )
-    out = " ".join(capsys.readouterr().out.split())
+    err = " ".join(capsys.readouterr().err.split())
     assert code == 0
-    assert 'add({"a":2,"b":3}) -> Skip: no permission rule allows this call to add' in out
+    assert 'add({"a":2,"b":3}) -> Skip: no permission rule allows this call to add' in err
+    assert "(by pod.PermissionHook)" in err
     third = server.requests[2].body["messages"]
     denied = [m for m in third if m["role"] == "tool" and "skipped" in m["content"]]
     assert len(denied) == 1
@@ -135,7 +141,7 @@ def test_pod_run_applies_permission_rules(
         (["--model=openai:m"], 3, "OPENAI_API_KEY"),
         (["--model=openai:m", "--api-key=k", "--hooks=json:dumps"], 2, "not a HookRegistry"),
         (["--model=openai:m", "--api-key=k", "--tools=no_such_module_x:T"], 2, "cannot import"),
-        (["--model=openai:m", "--api-key=k", "--rules=/no/such/rules.toml"], 2, "No such file"),
+        (["--model=openai:m", "--api-key=k", "--rules=/no/such/rules.toml"], 2, "no such file"),
     ],
 )
 def test_pod_run_usage_errors_have_clear_messages_and_exit_codes(
@@ -268,7 +274,7 @@ def test_pod_run_loads_command_hooks_from_the_rules_file(
             f"--rules={rules}",
         ]
     )
-    out = " ".join(capsys.readouterr().out.split())
+    err = " ".join(capsys.readouterr().err.split())
     assert code == 0
-    assert 'get_weather({"city":"Atlantis"}) -> Skip: Atlantis is fictional' in out
-    assert 'get_weather({"city":"Paris"}) -> Continue' in out
+    assert 'get_weather({"city":"Atlantis"}) -> Skip: Atlantis is fictional' in err
+    assert 'get_weather({"city":"Paris"}) -> Continue' in err
