@@ -89,7 +89,7 @@ def _import(name: str) -> ModuleType:
         return importlib.import_module(name)
     path = Path(name).resolve()
     if not path.is_file():
-        raise LoadError(f"cannot import {name!r}: no such file")
+        raise LoadError(f"no such file {name!r}")
     module_name = path.stem
     existing = sys.modules.get(module_name)
     if existing is not None and existing not in _FROM_FILES:

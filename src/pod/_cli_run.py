@@ -363,18 +363,21 @@ def _build(
             problems.append(f"--rules {rules}: {exc}")
     user_hooks = HookRegistry().freeze()
     tools: list[Tool] = []
-    for spec in options.hooks if options is not None else ():
+    # Loaded as given (messages name what the user typed); stored with absolute paths.
+    for spec in merged["hooks"] or ():
         try:
             user_hooks = user_hooks.then(load_hooks([spec]))
         except (LoadError, PodUsageError) as exc:
             problems.append(f"--hooks {spec}: {exc}")
-    for spec in options.tools if options is not None else ():
+    for spec in merged["tools"] or ():
         try:
             tools.extend(load_tools([spec]))
         except LoadError as exc:
             problems.append(f"--tools {spec}: {exc}")
     if args.save is not None and args.save.is_dir():
         problems.append(f"--save {args.save}: is a folder; give a file name")
+    if problems and missing_key is not None:
+        problems.insert(0, missing_key)  # reported with the rest, in one go
     if problems or options is None:
         return None
     if missing_key is not None or client is None:
@@ -570,7 +573,7 @@ def _report(session: _Session, result: PodResult) -> int:
             code = EXIT_PAUSED
             reason = result.reason
             snapshot = _save(session, result)
-            output.error(describe_pause(result, output.paused_by) + _pending(result))
+            output.note(describe_pause(result, output.paused_by) + _pending(result))
             _say_saved(session, snapshot, result)
     if snapshot is None and session.save_to is not None:
         snapshot = _save(session, None)
