@@ -514,21 +514,27 @@ def _drive(
     interactive = sys.stdin.isatty() and not session.args.no_input
     runner = asyncio.Runner()
     result: PodResult | None = paused
+    asking = False
     try:
         if start is not None:
             result = runner.run(start())
         while isinstance(result, Paused) and interactive:
             output.end_streamed_line()
             try:
+                asking = True
                 answer = ask_decisions(result, decided_by=output.paused_by, console=output.errors)
             except EOFError:
                 output.note("")
                 break  # nobody to answer any more: save it
+            finally:
+                asking = False
             if answer.end_run:
                 return _end_by_user(session)
             decisions = answer.decisions
             result = runner.run(pod.resume(decisions))
     except KeyboardInterrupt:
+        if asking:
+            output.note("")  # the prompt's line is left open
         still_paused = isinstance(result, Paused) and pod.status == "paused"
         code = _cancelled(session, result if still_paused and isinstance(result, Paused) else None)
         _close(runner, session.client, before_closing=lambda: _exit_if_a_tool_thread_blocks(code))
