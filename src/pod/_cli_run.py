@@ -32,6 +32,7 @@ from llm_worker import (
     Paused,
     SnapshotError,
     Tool,
+    WorkerStateError,
 )
 from llm_worker.providers import MissingCredentialsError, ProviderSetupError, client_from_spec
 
@@ -578,12 +579,14 @@ def _report(session: _Session, result: PodResult) -> int:
         case "paused":
             code = EXIT_PAUSED
             reason = result.reason
-            snapshot = _save(session, result)
             output.note(describe_pause(result, output.paused_by) + _pending(result))
-            _say_saved(session, snapshot, result)
-    if snapshot is None and session.save_to is not None:
-        snapshot = _save(session, None)
-        output.note(f"saved: {snapshot}")
+            snapshot = _save_or_say_why(session, result)
+            if snapshot is not None:
+                _say_saved(session, snapshot, result)
+    if result.kind != "paused" and session.save_to is not None:
+        snapshot = _save_or_say_why(session, None)
+        if snapshot is not None:
+            output.note(f"saved: {snapshot}")
     output.closing_line(pod.usage)
     output.result(
         result_object(
@@ -620,11 +623,7 @@ def _end_by_user(session: _Session) -> int:
 
 def _cancelled(session: _Session, paused: Paused | None) -> int:
     output, pod = session.output, session.pod
-    snapshot: Path | None = None
-    try:
-        snapshot = _save(session, paused)
-    except Exception as exc:  # saving must not hide the cancellation
-        output.error(f"could not save the run: {exc}")
+    snapshot = _save_or_say_why(session, paused)
     output.error(
         f"cancelled: the run was interrupted; the history is well-formed "
         f"({len(pod.history)} items, every tool call has its result)"
@@ -643,6 +642,15 @@ def _cancelled(session: _Session, paused: Paused | None) -> int:
         )
     )
     return EXIT_CANCELLED
+
+
+def _save_or_say_why(session: _Session, paused: Paused | None) -> Path | None:
+    """Save the run; on failure say why (the outcome is still reported) and return None."""
+    try:
+        return _save(session, paused)
+    except (OSError, WorkerStateError) as exc:
+        session.output.error(f"could not save the run: {exc}")
+        return None
 
 
 def _save(session: _Session, paused: Paused | None) -> Path:

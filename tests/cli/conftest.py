@@ -152,7 +152,9 @@ def run_arguments(server: ReplayServer, project: Path, hooks: str = "registry") 
     ]
 
 
-def pod_command(*argv: str, cwd: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
+def pod_command(
+    *argv: str, cwd: Path, stdin: str = "", columns: int = 200
+) -> subprocess.CompletedProcess[str]:
     """Run ``python -m pod ...`` in a new process (stdin not a terminal)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
     return subprocess.run(
@@ -161,7 +163,7 @@ def pod_command(*argv: str, cwd: Path, stdin: str = "") -> subprocess.CompletedP
         input=stdin,
         capture_output=True,
         text=True,
-        env={**env, "COLUMNS": "200"},
+        env={**env, "COLUMNS": str(columns)},
         timeout=60,
         check=False,
     )

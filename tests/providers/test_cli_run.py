@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -214,6 +215,7 @@ def test_ctrl_c_cancels_cleanly_and_says_so(server: Any, tools_file: Path) -> No
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        cwd=tools_file.parent,
     )
     started = tools_file.with_name("started")
     deadline = time.monotonic() + 30
@@ -226,6 +228,13 @@ def test_ctrl_c_cancels_cleanly_and_says_so(server: Any, tools_file: Path) -> No
     assert "cancelled: the run was interrupted; the history is well-formed (3 items" in " ".join(
         err.split()
     )
+    saved = re.search(r"^saved: (\S+)$", err, re.MULTILINE)
+    assert saved, err
+    assert f"continue: pod resume {saved.group(1)} PROMPT" in err
+    document = json.loads((tools_file.parent / saved.group(1)).read_text())
+    assert document["paused"] is None
+    [result] = [i for i in document["pod"]["worker"]["history"] if i["kind"] == "tool_result"]
+    assert result["call_id"] == "call_slow"
 
 
 def test_pod_run_loads_command_hooks_from_the_rules_file(
