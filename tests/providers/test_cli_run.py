@@ -287,3 +287,39 @@ def test_pod_run_loads_command_hooks_from_the_rules_file(
     assert code == 0
     assert 'get_weather({"city":"Atlantis"}) -> Skip: Atlantis is fictional' in err
     assert 'get_weather({"city":"Paris"}) -> Continue' in err
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_streamed_text_and_the_trace_never_share_a_line(
+    server: Any, tools_file: Path, provider: str
+) -> None:
+    queue_session(server, provider, stream=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pod",
+            "run",
+            "weather and sum",
+            f"--model={provider}:test-model",
+            f"--base-url={server.url}" + ("/v1" if provider == "openai" else ""),
+            "--api-key=k",
+            f"--tools={tools_file}:TOOLS",
+            "--stream",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,  # one stream, as a terminal shows them
+        text=True,
+        env=env,
+        cwd=tools_file.parent,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout
+    lines = done.stdout.splitlines()
+    trace = [line for line in lines if line.startswith("  hooks ")]
+    assert len(trace) > 5
+    # No trace text anywhere but at the start of a line, and the answer once.
+    assert sum(line.count("hooks ") for line in lines) == len(trace)
+    assert sum(line.count(FINAL) for line in lines) == 1
