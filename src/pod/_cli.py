@@ -131,7 +131,7 @@ def schemas(event_name: str | None) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``pod`` command; return its exit code."""
     args = _parser().parse_args(argv)
-    console = Console()
+    console = Console(soft_wrap=not sys.stdout.isatty())  # whole lines in logs and pipes
     errors = Console(stderr=True)
     if args.command == "demo":
         from ._demo import run_demo

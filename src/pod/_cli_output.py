@@ -23,7 +23,7 @@ from llm_worker import Usage
 
 from ._demo import render_trace_event
 from ._pod import PodResult
-from ._trace import TraceEvent
+from ._trace import TraceEvent, decided_by
 
 __all__ = ["RunOutput", "RunStats", "result_object"]
 
@@ -91,7 +91,7 @@ class RunOutput:
         if event.source == "hooks" and event.actor == "PRE_LLM_REQUEST":
             self.streamed.clear()  # a new reply: the answer is the last reply's text
         if event.decision is not None and event.decision.startswith(_PAUSE_PREFIX):
-            self.paused_by = _decider(event.decision)
+            self.paused_by = decided_by(event.decision)
         if self.json_lines:
             self._json({"type": "trace", **event.model_dump()})
             return
@@ -194,12 +194,6 @@ def result_object(
         "seconds": round(stats.seconds, 3),
         "snapshot": snapshot,
     }
-
-
-def _decider(decision: str) -> str | None:
-    # The trace appends " (by NAME)" to a decision a hook made.
-    head, marker, name = decision.rpartition(" (by ")
-    return name[:-1] if marker and head and name.endswith(")") else None
 
 
 def _without_abort_reason(event: TraceEvent) -> TraceEvent:
