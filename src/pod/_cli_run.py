@@ -516,6 +516,8 @@ def _drive(
     runner = asyncio.Runner()
     result: PodResult | None = paused
     asking = False
+    if start is None and not interactive:
+        start = pod.resume  # nobody to ask: the hooks are asked again
     try:
         if start is not None:
             result = runner.run(start())

@@ -7,10 +7,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+from pod import PodSnapshot
 from tests.cli.conftest import (
     FINAL_TEXT,
     PROMPT,
     ReplayServer,
+    chat_reply,
     pod_command,
     queue_weather_session,
     run_arguments,
@@ -158,3 +160,77 @@ def test_json_result_of_a_pause_names_the_snapshot(
     assert result["exit_code"] == paused.returncode == 5
     assert [c["call_id"] for c in result["pending_calls"]] == ["call_paris", "call_tokyo"]
     assert (tmp_path / result["snapshot"]).is_file()
+
+
+def test_bad_decisions_change_nothing(server: ReplayServer, project: Path, tmp_path: Path) -> None:
+    queue_weather_session(server)
+    paused = pod_command("run", PROMPT, *run_arguments(server, project), cwd=tmp_path)
+    path = tmp_path / saved_path(paused.stderr)
+    before = path.read_text()
+    refused = pod_command(
+        "resume",
+        str(path),
+        "--approve=call_nope",
+        "--approve=call_paris",
+        "--skip=call_paris",
+        "--api-key=k",
+        cwd=tmp_path,
+    )
+    assert refused.returncode == 2
+    assert refused.stderr.splitlines()[-2:] == [
+        "pod resume: error: no pending tool call 'call_nope' "
+        "(pending: call_paris get_weather, call_tokyo get_weather)",
+        "pod resume: error: 'call_paris' is given two decisions",
+    ]
+    assert path.read_text() == before
+    assert len(server.requests) == 1
+
+
+def test_with_no_decision_and_no_terminal_the_hooks_are_asked_again(
+    server: ReplayServer, project: Path, tmp_path: Path
+) -> None:
+    queue_weather_session(server)
+    paused = pod_command("run", PROMPT, *run_arguments(server, project), cwd=tmp_path)
+    path = tmp_path / saved_path(paused.stderr)
+    # The saved run resumed with hooks that no longer pause: it finishes.
+    done = pod_command(
+        "resume",
+        str(path),
+        f"--hooks={project / 'approval_hooks.py'}:no_pause",
+        "--api-key=k",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == FINAL_TEXT + "\n"
+
+
+def test_a_finished_run_saved_with_save_continues_with_a_new_prompt(
+    server: ReplayServer, project: Path, tmp_path: Path
+) -> None:
+    queue_weather_session(server)
+    path = tmp_path / "conversation.json"
+    first = pod_command(
+        "run", PROMPT, *run_arguments(server, project, "no_pause"), f"--save={path}", cwd=tmp_path
+    )
+    assert first.returncode == 0, first.stderr
+    assert f"saved: {path}" in first.stderr
+    # The saved Pod snapshot is the API's: PodSnapshot reads it as it is.
+    snapshot = PodSnapshot.from_json(json.dumps(json.loads(path.read_text())["pod"]))
+    assert len(snapshot.worker.history) == 7  # prompt, text, 2 calls, 2 results, answer
+
+    refused = pod_command("resume", str(path), "--approve=call_paris", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert refused.stderr.splitlines()[-2:] == [
+        "pod resume: error: the saved run is not paused: there is no call to decide",
+        "pod resume: error: the saved run is not paused: give the next PROMPT",
+    ]
+
+    server.reply_json(chat_reply(text="Berlin is cloudy."))
+    second = pod_command("resume", str(path), "And Berlin?", "--api-key=k", cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert second.stdout == "Berlin is cloudy.\n"
+    history = history_of(path)
+    assert [item.get("text") for item in history[-2:]] == ["And Berlin?", "Berlin is cloudy."]
+    sent = server.requests[-1].body["messages"]  # the whole conversation was sent
+    assert (sent[0]["content"], sent[-1]["content"]) == (PROMPT, "And Berlin?")
+    assert [m["role"] for m in sent].count("tool") == 2
