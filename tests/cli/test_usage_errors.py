@@ -140,3 +140,22 @@ def test_an_argparse_error_has_no_traceback() -> None:
         "pod run: error: the following arguments are required: --model"
     )
     assert "Traceback" not in done.stderr
+
+
+def test_save_naming_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "hello", *MODEL, f"--save={tmp_path}"]) == 2
+    assert problems(capsys.readouterr().err) == [
+        f"--save {tmp_path}: is a folder; give a file name"
+    ]
+
+
+def test_a_hooks_file_named_like_an_imported_module_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shadow = tmp_path / "json.py"
+    shadow.write_text("registry = None\n")
+    assert main(["run", "hello", *MODEL, f"--hooks={shadow}:registry"]) == 2
+    assert problems(capsys.readouterr().err) == [
+        f"--hooks {shadow}:registry: cannot import {str(shadow)!r}: a module named 'json' is "
+        "already loaded from elsewhere; rename the file"
+    ]

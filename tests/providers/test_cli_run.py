@@ -323,3 +323,26 @@ def test_streamed_text_and_the_trace_never_share_a_line(
     # No trace text anywhere but at the start of a line, and the answer once.
     assert sum(line.count("hooks ") for line in lines) == len(trace)
     assert sum(line.count(FINAL) for line in lines) == 1
+
+
+def test_json_lines_with_stream_carry_the_text_chunks(
+    server: Any, tools_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    queue_session(server, "openai", stream=True)
+    argv = [
+        "run",
+        "weather and sum",
+        "--model=openai:test-model",
+        f"--base-url={server.url}/v1",
+        "--api-key=k",
+        f"--tools={tools_file}:TOOLS",
+        "--stream",
+        "--json",
+    ]
+    assert main(argv) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    chunks = [line["text"] for line in lines if line["type"] == "text"]
+    assert len(chunks) > 3
+    assert "".join(chunks).endswith(lines[-1]["text"])
+    assert lines[-1]["type"] == "result"
+    assert lines[-1]["status"] == "finished"
