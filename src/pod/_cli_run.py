@@ -120,7 +120,10 @@ def add_resume_arguments(resume: argparse.ArgumentParser) -> None:
     """Add the arguments of ``pod resume`` to its parser."""
     resume.add_argument("saved", type=Path, metavar="SAVED_RUN", help="a saved run (.json)")
     resume.add_argument(
-        "prompt", nargs="?", help="the next prompt, for a run that is not paused (finished, ...)"
+        "prompt",
+        nargs="?",
+        metavar="PROMPT",
+        help="the next prompt, for a run that is not paused (finished, ...)",
     )
     _add_session_arguments(resume, resuming=True)
     add_decision_arguments(resume)
@@ -153,7 +156,9 @@ def _add_session_arguments(parser: argparse.ArgumentParser, *, resuming: bool) -
     )
     parser.add_argument("--system", help="system prompt")
     parser.add_argument(
-        "--max-requests", metavar="N", help=f"model requests per turn (default: {20})"
+        "--max-requests",
+        metavar="N",
+        help=f"model requests per turn (default: {_DEFAULT_MAX_REQUESTS})",
     )
     parser.add_argument("--timeout", metavar="SECONDS", help="seconds per model request attempt")
     parser.add_argument(
@@ -277,30 +282,32 @@ def _absolute_spec(spec: str) -> str:
     return spec
 
 
+_NUMBER_OPTIONS: Final[
+    tuple[tuple[str, str, Callable[[str], float], Callable[[float], bool], str], ...]
+] = (
+    ("max_requests", "--max-requests", int, lambda v: v >= 1, "a whole number of at least 1"),
+    ("timeout", "--timeout", float, lambda v: v > 0, "a positive number of seconds"),
+    ("max_retries", "--max-retries", int, lambda v: v >= 0, "a whole number of at least 0"),
+)
+"""Each number option: its name, flag, type, what is valid, and how to say it."""
+
+
 def _check_options(merged: dict[str, Any], problems: list[str]) -> _Options | None:
-    max_requests = _number(
-        None if merged["max_requests"] is None else str(merged["max_requests"]),
-        "--max-requests",
-        kind=int,
-        valid=lambda v: v >= 1,
-        wanted="a whole number of at least 1",
-        problems=problems,
-    )
-    timeout = _number(
-        None if merged["timeout"] is None else str(merged["timeout"]),
-        "--timeout",
-        kind=float,
-        valid=lambda v: v > 0,
-        wanted="a positive number of seconds",
-        problems=problems,
-    )
-    max_retries = _number(
-        None if merged["max_retries"] is None else str(merged["max_retries"]),
-        "--max-retries",
-        kind=int,
-        valid=lambda v: v >= 0,
-        wanted="a whole number of at least 0",
-        problems=problems,
+    numbers = {
+        name: _number(
+            None if merged[name] is None else str(merged[name]),
+            option,
+            kind=kind,
+            valid=valid,
+            wanted=wanted,
+            problems=problems,
+        )
+        for name, option, kind, valid, wanted in _NUMBER_OPTIONS
+    }
+    max_requests, timeout, max_retries = (
+        numbers["max_requests"],
+        numbers["timeout"],
+        numbers["max_retries"],
     )
     workdir = Path(merged["workdir"] or ".")
     if not workdir.is_dir():
