@@ -49,6 +49,7 @@ from ._cli_load import LoadError, load_hooks, load_tools
 from ._cli_output import RunOutput, result_object
 from ._cli_saved import (
     DEFAULT_RUNS_FOLDER,
+    RunOptions,
     SavedRun,
     new_run_id,
     now_iso,
@@ -196,42 +197,12 @@ def _add_session_arguments(parser: argparse.ArgumentParser, *, resuming: bool) -
 # -- options ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Options:
-    """The options that rebuild a Pod: stored in a saved run (never the API key)."""
-
-    model: str
-    base_url: str | None
-    rules: str | None
-    hooks: tuple[str, ...]
-    tools: tuple[str, ...]
-    workdir: str
-    system: str | None
-    max_requests: int
-    timeout: float | None
-    max_retries: int | None
-
-    def stored(self) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "base_url": self.base_url,
-            "rules": self.rules,
-            "hooks": list(self.hooks),
-            "tools": list(self.tools),
-            "workdir": self.workdir,
-            "system": self.system,
-            "max_requests": self.max_requests,
-            "timeout": self.timeout,
-            "max_retries": self.max_retries,
-        }
-
-
 @dataclass
 class _Session:
     """Everything a checked command line gives: the Pod and how to report and save."""
 
     args: argparse.Namespace
-    options: _Options
+    options: RunOptions
     client: LlmClient
     pod: Pod
     output: RunOutput
@@ -292,7 +263,7 @@ _NUMBER_OPTIONS: Final[
 """Each number option: its name, flag, type, what is valid, and how to say it."""
 
 
-def _check_options(merged: dict[str, Any], problems: list[str]) -> _Options | None:
+def _check_options(merged: dict[str, Any], problems: list[str]) -> RunOptions | None:
     numbers = {
         name: _number(
             None if merged[name] is None else str(merged[name]),
@@ -320,7 +291,7 @@ def _check_options(merged: dict[str, Any], problems: list[str]) -> _Options | No
     if not model:
         problems.append("--model is required")
         return None
-    return _Options(
+    return RunOptions(
         model=str(model),
         base_url=merged["base_url"],
         rules=str(Path(rules).resolve()) if rules is not None else None,
@@ -339,7 +310,7 @@ def _build(
     merged: dict[str, Any],
     output: RunOutput,
     problems: list[str],
-) -> tuple[_Options, LlmClient, Pod] | str | None:
+) -> tuple[RunOptions, LlmClient, Pod] | str | None:
     """Check every option and build the Pod; collect the problems (a missing key is
     returned on its own: it has its own exit code)."""
     options = _check_options(merged, problems)
@@ -484,7 +455,7 @@ def resume_command(args: argparse.Namespace, parser: argparse.ArgumentParser) ->
             problems.append("the saved run is not paused: there is no call to decide")
         if args.prompt is None:
             problems.append("the saved run is not paused: give the next PROMPT")
-    built = _build(args, _merged(args, saved.options), output, problems)
+    built = _build(args, _merged(args, saved.options.model_dump()), output, problems)
     if problems:
         return _usage_failure(parser, problems, output)
     if not isinstance(built, tuple):
@@ -668,7 +639,7 @@ def _save(session: _Session, paused: Paused | None) -> Path:
         SavedRun(
             run_id=session.run_id,
             created=now_iso(),
-            options=session.options.stored(),
+            options=session.options,
             paused=paused,
             paused_by=session.output.paused_by if paused is not None else None,
             pod=session.pod.snapshot(),

@@ -21,19 +21,49 @@ import secrets
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final, Literal, final
+from typing import Final, Literal, final
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from llm_worker import Paused, SnapshotError, check_snapshot_header, parse_snapshot_json
 
 from ._snapshot import PodSnapshot
 
-__all__ = ["DEFAULT_RUNS_FOLDER", "SavedRun", "new_run_id", "read_saved_run", "write_saved_run"]
+__all__ = [
+    "DEFAULT_RUNS_FOLDER",
+    "RunOptions",
+    "SavedRun",
+    "new_run_id",
+    "read_saved_run",
+    "write_saved_run",
+]
 
 SAVED_RUN_FORMAT: Final = "llm-pod/saved-run"
 SAVED_RUN_VERSION: Final = 1
 DEFAULT_RUNS_FOLDER: Final = Path(".pod") / "runs"
+
+
+@final
+class RunOptions(BaseModel):
+    """The ``pod run`` options that rebuild a Pod, as a saved run stores them (never the
+    API key). Paths are absolute, so a resume from another folder finds the same files."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    model: str
+    """``provider:model``."""
+    base_url: str | None
+    rules: str | None
+    """The rules file; ``None``: no permission rules."""
+    hooks: tuple[str, ...]
+    """``module:attr`` or ``/abs/file.py:attr`` specs, in the order they are asked."""
+    tools: tuple[str, ...]
+    workdir: str
+    system: str | None
+    max_requests: int = Field(ge=1)
+    timeout: float | None = Field(gt=0)
+    """Seconds per model request attempt; ``None``: the SDK's default."""
+    max_retries: int | None = Field(ge=0)
+    """``None``: the SDK's default."""
 
 
 @final
@@ -46,8 +76,7 @@ class SavedRun(BaseModel):
     run_id: str
     created: str
     """When the file was written (UTC, ISO 8601)."""
-    options: dict[str, Any]
-    """The ``pod run`` options that rebuild the Pod (model, rules, hooks, tools, ...)."""
+    options: RunOptions
     paused: Paused | None = None
     """The pause to answer; ``None`` when the run was not paused (finished, interrupted)."""
     paused_by: str | None = None
