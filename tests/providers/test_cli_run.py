@@ -346,3 +346,26 @@ def test_json_lines_with_stream_carry_the_text_chunks(
     assert "".join(chunks).endswith(lines[-1]["text"])
     assert lines[-1]["type"] == "result"
     assert lines[-1]["status"] == "finished"
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_an_authentication_failure_speaks_cli(
+    server: Any, provider: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server.reply_json(f"{provider}_error_401.json", status=401)
+    code = main(
+        [
+            "run",
+            "hello",
+            f"--model={provider}:m",
+            f"--base-url={server.url}" + ("/v1" if provider == "openai" else ""),
+            "--api-key=wrong",
+            "--max-retries=0",
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 4
+    [line] = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert line.startswith("error: aborted: model request failed: ")
+    assert f"(set --api-key or {provider.upper()}_API_KEY)" in line
+    assert "api_key=" not in err
