@@ -166,3 +166,31 @@ def test_ctrl_c_at_the_prompt_saves_the_paused_run(
     assert terminal.finish() == 130
     [saved] = (tmp_path / ".pod" / "runs").iterdir()
     assert '"pending_calls"' in saved.read_text()
+
+
+def test_pod_resume_asks_in_a_terminal_when_given_no_decision(
+    pod_in_terminal: Start, server: ReplayServer, tmp_path: Path
+) -> None:
+    queue_weather_session(server)
+    saving = pod_in_terminal("--no-input")
+    saving.expect("saved: ")
+    assert saving.finish() == 5
+    [saved] = (tmp_path / ".pod" / "runs").iterdir()
+
+    resuming = Terminal(
+        [sys.executable, "-m", "pod", "resume", str(saved), "--api-key=k"], cwd=tmp_path
+    )
+    try:
+        resuming.expect("paused at pre_tool_call by approval_hooks.ask_first")
+        resuming.expect("call_paris get_weather")
+        resuming.expect("(approve):")
+        resuming.type("")  # the default: approve
+        resuming.expect("call_tokyo get_weather")
+        resuming.expect("(approve):")
+        resuming.type("approve")
+        resuming.expect(FINAL_TEXT)
+        assert resuming.finish() == 0, resuming.screen
+    finally:
+        if resuming.process.poll() is None:
+            resuming.process.kill()
+            resuming.process.wait()
