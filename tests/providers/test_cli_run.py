@@ -369,3 +369,37 @@ def test_an_authentication_failure_speaks_cli(
     assert line.startswith("error: aborted: model request failed: ")
     assert f"(set --api-key or {provider.upper()}_API_KEY)" in line
     assert "api_key=" not in err
+
+
+def test_a_cut_stream_does_not_glue_its_text_to_the_abort_line(
+    server: Any, tools_file: Path
+) -> None:
+    server.reply_sse("openai_reply3_text.sse", cut_at_event=4)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pod",
+            "run",
+            "hello",
+            "--model=openai:m",
+            f"--base-url={server.url}/v1",
+            "--api-key=k",
+            "--max-retries=0",
+            "--stream",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+        cwd=tools_file.parent,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 4, done.stdout
+    lines = done.stdout.splitlines()
+    [abort] = [line for line in lines if "aborted:" in line]
+    assert abort.startswith("error: aborted: model request failed")
+    streamed = lines[lines.index(abort) - 2]  # the partial text, then the ABORT trace line
+    assert streamed and not streamed.startswith(("  hooks", "error"))
