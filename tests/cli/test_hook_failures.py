@@ -11,10 +11,12 @@ import pytest
 
 from pod import (
     Continue,
+    Hook,
     HookFailedError,
     HookRegistry,
     PermissionHook,
     PodUsageError,
+    PreToolDecision,
     PromptSubmitInfo,
     ToolCallSummary,
     events,
@@ -87,3 +89,21 @@ async def test_the_failure_names_the_line_in_the_hooks_own_file_not_the_library(
         "hook deep_hooks.parse_then_decide on PRE_TOOL_CALL failed: raised JSONDecodeError:"
     )
     assert str(raised.value).endswith(" at deep_hooks.py:6")
+
+
+def test_a_hook_object_and_a_bound_method_are_checked_too() -> None:
+    class AskFirst(Hook[ToolCallSummary, PreToolDecision]):
+        def __call__(self, call: ToolCallSummary) -> PreToolDecision:
+            return Continue()
+
+    class Audit:
+        def on_prompt(self, info: PromptSubmitInfo) -> Continue:
+            return Continue()
+
+    registry = HookRegistry()
+    with pytest.raises(PodUsageError, match=r"it takes ToolCallSummary \(the Input of "):
+        registry.on(events.PROMPT_SUBMIT, AskFirst())  # type: ignore[arg-type]
+    with pytest.raises(PodUsageError, match=r"it takes PromptSubmitInfo \(the Input of "):
+        registry.on(events.TURN_END, Audit().on_prompt)  # type: ignore[arg-type]
+    registry.on(events.PRE_TOOL_CALL, AskFirst())
+    registry.on(events.PROMPT_SUBMIT, Audit().on_prompt)
