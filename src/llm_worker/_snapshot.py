@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Final, Literal, cast, final
 
 import pydantic_core
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from ._errors import SnapshotError
 from ._items import Item, ToolCall
@@ -31,10 +31,9 @@ SNAPSHOT_VERSION: Final = 1
 
 
 @final
-class WorkerSnapshot(BaseModel):
+class WorkerSnapshot(BaseModel, frozen=True, extra="forbid"):
     """The history and run state of a Worker that is not running."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     format: Literal["llm-pod/worker-snapshot"] = SNAPSHOT_FORMAT
     version: int = SNAPSHOT_VERSION
     history: list[Item]

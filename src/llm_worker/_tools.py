@@ -46,10 +46,9 @@ class Tool(Protocol):
 
 
 @final
-class ToolDefinition(BaseModel):
+class ToolDefinition(BaseModel, frozen=True, extra="forbid"):
     """What the model is told about a tool: name, description, JSON schema."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     name: str
     description: str
     parameters: dict[str, JsonValue]

@@ -18,12 +18,11 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from dataclasses import dataclass
-from types import MappingProxyType
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast, final, overload
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from types import CoroutineType
+from typing import Any, Literal, NamedTuple, Protocol, TypeAlias, TypeVar, cast, final, overload
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from llm_worker import (
     AbortInfo,
@@ -73,15 +72,26 @@ class _Decorator(Protocol[InputT, DecisionT]):
     def __call__(self, hook: Callable[[InputT], DecisionT], /) -> Callable[[InputT], DecisionT]: ...
 
 
-@final
-@dataclass(frozen=True, slots=True)
-class _Registration:
-    event: HookEvent[Any, Any]
+class _Registration(NamedTuple):
+    """One registered hook. A tuple: its items are not attributes, so nothing rebinds them."""
+
+    event_name: str
     fn: Callable[[Any], Any]
     name: str
     is_async: bool
     on_error: FailurePolicy
     timeout: float | None
+
+
+class _EventHooks(NamedTuple):
+    """An event's hooks and rules, copied out of the catalogue when the registry is frozen."""
+
+    name: str
+    legal: tuple[type[BaseModel], ...]
+    """Exact decision types the event allows (empty: observe only)."""
+    neutral: object
+    """What the event resolves to when every hook continues."""
+    hooks: tuple[_Registration, ...]
 
 
 def _hook_name(fn: Callable[..., object]) -> str:
@@ -93,6 +103,60 @@ def _hook_name(fn: Callable[..., object]) -> str:
 def _is_async(fn: Callable[..., object]) -> bool:
     return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
         getattr(fn, "__call__", None)  # noqa: B004  # a callable object's async __call__
+    )
+
+
+async def _awaited_coroutine(result: object) -> object:
+    """Await what an async hook returned, if it is a real coroutine (its own code).
+
+    Any other awaitable is refused unawaited: its ``__await__`` would be user code the
+    hook did not declare, run inside the engine's dispatch.
+    """
+    if type(result) is not CoroutineType:
+        raise TypeError(f"an async hook must return a coroutine, not {type(result).__name__}")
+    return await cast("Coroutine[Any, Any, object]", result)
+
+
+def _legal_copy(decision: object, legal: tuple[type[BaseModel], ...]) -> BaseModel | None:
+    """Return a fresh, validated copy of ``decision`` if it is one the event allows.
+
+    The type must be exactly a legal decision class, and every field a plain ``str`` (all
+    decision fields are): a decision made with ``model_construct`` or rewritten in place
+    could hold anything, e.g. an object whose ``__str__`` would run when the engine reads
+    the reason. The copy means the hook keeps no handle on what the engine acts on.
+    """
+    decision_type = next((t for t in legal if type(decision) is t), None)
+    if decision_type is None:
+        return None
+    values: object = object.__getattribute__(decision, "__dict__")
+    if not isinstance(values, dict):
+        return None
+    # ``dict.get``, not ``values.get``: ``__dict__`` may have been swapped for a subclass.
+    known = cast("dict[str, object]", values)
+    get = dict[str, object].get
+    fields = {name: get(known, name) for name in decision_type.model_fields}
+    if not all(type(value) is str for value in fields.values()):
+        return None
+    try:
+        return decision_type.model_validate(fields)
+    except ValidationError:
+        return None
+
+
+def _illegal(decision: object, entry: _EventHooks) -> str:
+    """Say why ``decision`` is not an answer the event of ``entry`` allows."""
+    if type(decision) is CoroutineType:
+        coroutine = cast("Coroutine[Any, Any, object]", decision)
+        if inspect.getcoroutinestate(coroutine) == inspect.CORO_CREATED:
+            coroutine.close()  # never started: closing runs none of its code
+        return "returned a coroutine from a sync hook (declare it `async def`)"
+    if not entry.legal:
+        return f"returned {type(decision).__name__}; it observes only"
+    if type(decision) in entry.legal:
+        return f"returned a malformed {type(decision).__name__} (a field is not a plain str)"
+    return (
+        f"returned {type(decision).__name__}, which {entry.name.upper()} does not allow "
+        f"(allowed: {' | '.join(t.__name__ for t in entry.legal)})"
     )
 
 
@@ -113,7 +177,8 @@ class HookRegistry:
     """
 
     def __init__(self) -> None:
-        self._registrations: list[_Registration] = []
+        # A tuple, rebuilt on each registration: no list of hooks is ever reachable.
+        self._registrations: tuple[_Registration, ...] = ()
         self._frozen: FrozenHookRegistry | None = None
 
     @overload
@@ -193,9 +258,8 @@ class HookRegistry:
                     f"{name} is declared with @hook({declared.name.upper()}); "
                     f"it cannot be registered on {event.name.upper()}"
                 )
-            self._registrations.append(
-                _Registration(event, fn, name, _is_async(fn), on_error, timeout)
-            )
+            registration = _Registration(event.name, fn, name, _is_async(fn), on_error, timeout)
+            self._registrations = (*self._registrations, registration)
             return fn
 
         return register if hook is None else register(hook)
@@ -208,37 +272,49 @@ class HookRegistry:
     def freeze(self) -> FrozenHookRegistry:
         """Fix the hooks and return the immutable registry (the same one on every call)."""
         if self._frozen is None:
-            self._frozen = _freeze(tuple(self._registrations))
+            self._frozen = _freeze(self._registrations)
         return self._frozen
 
 
 def _freeze(registrations: tuple[_Registration, ...]) -> FrozenHookRegistry:
     return _frozen_of(
-        {
-            event.name: tuple(r for r in registrations if r.event is event)
-            for event in events.CATALOGUE
-        }
+        _EventHooks(
+            event.name,
+            event.decision_types,
+            event.neutral,
+            tuple(r for r in registrations if r.event_name == event.name),
+        )
+        for event in events.CATALOGUE
     )
 
 
-def _frozen_of(by_event: dict[str, tuple[_Registration, ...]]) -> FrozenHookRegistry:
-    frozen = object.__new__(FrozenHookRegistry)
-    object.__setattr__(frozen, "_by_event", MappingProxyType(by_event))
-    return frozen
+def _frozen_of(entries: Iterable[_EventHooks]) -> FrozenHookRegistry:
+    return tuple[_EventHooks, ...].__new__(FrozenHookRegistry, entries)
 
 
 @final
-class FrozenHookRegistry:
-    """The immutable registry: dispatches each event to its hooks (the Worker's hook port)."""
+class FrozenHookRegistry(tuple[_EventHooks, ...]):
+    """The immutable registry: dispatches each event to its hooks (the Worker's hook port).
 
-    __slots__ = ("_by_event",)
-    _by_event: Mapping[str, tuple[_Registration, ...]]
+    It is a tuple (one entry per catalogue event, in catalogue order) of tuples: no dict,
+    list or rebindable attribute holds its hooks, so nothing reachable from it can add,
+    remove or reorder them. Each hook is given its own copy of the Input.
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ()
+
+    def __new__(cls) -> FrozenHookRegistry:
         raise TypeError("use HookRegistry().freeze()")
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("a frozen hook registry cannot change")
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{entry.name}={len(entry.hooks)}" for entry in self if entry.hooks)
+        return f"<FrozenHookRegistry {counts or 'no hooks'}>"
+
+    def _entry(self, event: HookEvent[Any, Any]) -> _EventHooks:
+        return self[events.CATALOGUE.index(event)]
 
     def then(self, other: FrozenHookRegistry) -> FrozenHookRegistry:
         """Return a registry that asks this registry's hooks first, then ``other``'s.
@@ -248,12 +324,13 @@ class FrozenHookRegistry:
         of user hooks: a policy ``Skip`` stops the chain before any user hook is asked.
         """
         return _frozen_of(
-            {name: hooks + other._by_event[name] for name, hooks in self._by_event.items()}
+            mine._replace(hooks=mine.hooks + theirs.hooks)
+            for mine, theirs in zip(self, other, strict=True)
         )
 
     def hooks_for(self, event: HookEvent[Any, Any]) -> tuple[str, ...]:
         """Names of the hooks registered for ``event``, in the order they run."""
-        return tuple(r.name for r in self._by_event[event.name])
+        return tuple(r.name for r in self._entry(event).hooks)
 
     def listens_to(self, point: HookPoint) -> bool:
         """Whether any hook is registered for the event named ``point``.
@@ -261,7 +338,7 @@ class FrozenHookRegistry:
         The Worker asks once and builds no summary for an event without hooks: the answer
         cannot change, the registry being frozen.
         """
-        return bool(self._by_event[point])
+        return any(entry.hooks for entry in self if entry.name == point)
 
     async def dispatch(
         self,
@@ -279,22 +356,23 @@ class FrozenHookRegistry:
         Raises:
             HookFailedError: a hook failed under the ``abort`` policy.
         """
-        legal = event.decision_types
-        neutral = event.neutral
-        neutral_type = type(neutral)  # ``Continue`` (one value, so its type says it), or None
+        entry = self._entry(event)
+        legal = entry.legal
+        neutral_type = type(entry.neutral)  # ``Continue`` (one value, so its type says it), or None
         first_failure: HookFailedError | None = None
-        for registration in self._by_event[event.name]:
+        for registration in entry.hooks:
             decision: object
             cause: Exception | None = None
             try:
+                # Each hook gets its own copy: whatever it does to it, no other hook, the
+                # trace or the engine sees it.
+                own = info.__copy__()
                 if registration.timeout is None:
-                    decision = registration.fn(info)
+                    decision = registration.fn(own)
                     if registration.is_async:
-                        decision = await cast("Awaitable[object]", decision)
-                    elif type(decision) not in legal and inspect.isawaitable(decision):
-                        decision = await decision  # a sync callable that returned an awaitable
+                        decision = await _awaited_coroutine(decision)
                 else:
-                    decision = await self._call_with_timeout(registration, info)
+                    decision = await self._call_with_timeout(registration, own)
             except Exception as exc:
                 cause = exc
                 problem = (
@@ -306,16 +384,12 @@ class FrozenHookRegistry:
                 decision_type = type(decision)
                 if decision_type is neutral_type:
                     continue
-                if decision_type in legal:
+                answer = _legal_copy(decision, entry.legal)
+                if answer is not None:
                     if on_decided is not None:
                         on_decided(registration.name)
-                    return decision  # type: ignore[return-value]  # its type was checked above
-                problem = (
-                    f"returned {decision!r}, which {event.name.upper()} does not allow "
-                    f"(allowed: {' | '.join(t.__name__ for t in legal)})"
-                    if legal
-                    else f"returned {decision!r}; it observes only"
-                )
+                    return answer  # type: ignore[return-value]  # a decision legal here
+                problem = _illegal(decision, entry)
             try:
                 outcome = self._failed(registration, problem, cause)
             except HookFailedError as failure:
@@ -330,7 +404,7 @@ class FrozenHookRegistry:
                 return outcome  # type: ignore[return-value]  # a Skip, legal for PRE_TOOL_CALL
         if first_failure is not None:
             raise first_failure
-        return neutral
+        return entry.neutral  # type: ignore[return-value]  # the event's own neutral decision
 
     @staticmethod
     async def _call_with_timeout(registration: _Registration, info: BaseModel) -> object:
@@ -338,11 +412,9 @@ class FrozenHookRegistry:
         assert registration.timeout is not None
         async with asyncio.timeout(registration.timeout):
             if registration.is_async:
-                return await fn(info)
-            result = await asyncio.to_thread(fn, info)
-            if inspect.isawaitable(result):
-                result = await result
-            return result
+                return await _awaited_coroutine(fn(info))
+            # What a sync hook returns is its answer: it is never awaited.
+            return await asyncio.to_thread(fn, info)
 
     @staticmethod
     def _failed(
@@ -350,7 +422,7 @@ class FrozenHookRegistry:
     ) -> Skip | None:
         """Apply the failure policy: raise (abort), return a Skip (deny), or None (ignore)."""
         error = HookFailedError(
-            event=registration.event.name.upper(), hook=registration.name, problem=problem
+            event=registration.event_name.upper(), hook=registration.name, problem=problem
         )
         if registration.on_error == "deny":
             return Skip(reason=str(error))

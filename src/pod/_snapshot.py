@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Final, Literal, final
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from llm_worker import (
     SnapshotError,
@@ -29,10 +29,9 @@ POD_SNAPSHOT_VERSION: Final = 1
 
 
 @final
-class PodSnapshot(BaseModel):
+class PodSnapshot(BaseModel, frozen=True, extra="forbid"):
     """Everything a fresh Pod needs to continue a saved run."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     format: Literal["llm-pod/pod-snapshot"] = POD_SNAPSHOT_FORMAT
     version: int = POD_SNAPSHOT_VERSION
     worker: WorkerSnapshot
