@@ -26,7 +26,7 @@ from ._decisions import Abort, Continue, Pause, Skip
 from ._history import History
 from ._items import Item, Message, ToolCall, ToolResult
 from ._privilege import Privileged
-from ._tools import Tool
+from ._tools import PrivilegedTool
 
 __all__ = [
     "CONTINUE",
@@ -89,7 +89,7 @@ class ToolCallInfo(Privileged):
 
     call: ToolCall
     meta: ToolMeta
-    tool: Tool | None
+    tool: PrivilegedTool | None
 
 
 @final
@@ -100,7 +100,7 @@ class ToolResultInfo(Privileged):
     call: ToolCall
     result: ToolResult
     meta: ToolMeta
-    tool: Tool | None
+    tool: PrivilegedTool | None
 
 
 class Interceptor(Privileged):
