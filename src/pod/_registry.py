@@ -106,6 +106,18 @@ def _is_async(fn: Callable[..., object]) -> bool:
     )
 
 
+def _own_copy(info: InputT) -> InputT:
+    """A fresh, equal Input for one hook (``info`` is never handed out before this).
+
+    A copy rather than one shared object because no Python object of a class we define can
+    be shared safely: ``__class__`` assignment, ``object.__setattr__`` on ``__dict__`` and
+    pydantic's ``validate_assignment`` all rewrite one in place (bench: about a microsecond
+    per hook, ``docs/security.md``).
+    """
+    copy: InputT = type(info).__pydantic_validator__.validate_python(vars(info))
+    return copy
+
+
 async def _awaited_coroutine(result: object) -> object:
     """Await what an async hook returned, if it is a real coroutine (its own code).
 
@@ -360,13 +372,15 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
         legal = entry.legal
         neutral_type = type(entry.neutral)  # ``Continue`` (one value, so its type says it), or None
         first_failure: HookFailedError | None = None
-        for registration in entry.hooks:
+        last = len(entry.hooks) - 1
+        for position, registration in enumerate(entry.hooks):
             decision: object
             cause: Exception | None = None
             try:
-                # Each hook gets its own copy: whatever it does to it, no other hook, the
-                # trace or the engine sees it.
-                own = info.__copy__()
+                # Each hook gets an Input of its own: whatever it does to it, no other hook,
+                # the trace or the engine sees it. The last hook gets the original, which
+                # nothing reads after it: one hook per event costs no copy at all.
+                own = info if position == last else _own_copy(info)
                 if registration.timeout is None:
                     decision = registration.fn(own)
                     if registration.is_async:
