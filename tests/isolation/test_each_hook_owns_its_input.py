@@ -81,7 +81,7 @@ def vandalise(info: BaseModel) -> None:
         # The slot descriptors pydantic declares on BaseModel.
         lambda: BaseModel.__dict__["__pydantic_fields_set__"].__set__(info, set()),
         lambda: BaseModel.__dict__["__pydantic_extra__"].__set__(info, {"x": VANDALISED}),
-        lambda: info.__pydantic_fields_set__.clear(),
+        info.__pydantic_fields_set__.clear,
     ]
     if isinstance(info, ToolCallSummary):
         parsed = info.parsed_arguments()
