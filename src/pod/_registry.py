@@ -86,6 +86,8 @@ class _Registration(NamedTuple):
 class _EventHooks(NamedTuple):
     """An event's hooks and rules, copied out of the catalogue when the registry is frozen."""
 
+    event: HookEvent[Any, Any]
+    """Compared by identity only: its fields are read when freezing, never in dispatch."""
     name: str
     legal: tuple[type[BaseModel], ...]
     """Exact decision types the event allows (empty: observe only)."""
@@ -291,6 +293,7 @@ class HookRegistry:
 def _freeze(registrations: tuple[_Registration, ...]) -> FrozenHookRegistry:
     return _frozen_of(
         _EventHooks(
+            event,
             event.name,
             event.decision_types,
             event.neutral,
@@ -326,7 +329,10 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
         return f"<FrozenHookRegistry {counts or 'no hooks'}>"
 
     def _entry(self, event: HookEvent[Any, Any]) -> _EventHooks:
-        return self[events.CATALOGUE.index(event)]
+        for entry in self:  # a handful of events: a scan beats any lookup structure
+            if entry.event is event:
+                return entry
+        raise UnknownEventError(event)
 
     def then(self, other: FrozenHookRegistry) -> FrozenHookRegistry:
         """Return a registry that asks this registry's hooks first, then ``other``'s.
