@@ -6,9 +6,9 @@ itself read the arguments through the same function, so a hook approves exactly 
 the tool will get: what the parser refuses, no tool runs with.
 
 Bounds: at most :data:`MAX_ARGUMENTS_CHARS` characters (an LLM's whole output is far less)
-and at most 200 levels of nesting (pydantic-core's own limit, checked while it parses, so
-100,000-deep text is refused after reading 200 brackets). NaN and infinities are refused:
-they are not JSON.
+and at most 200 levels of nesting below the arguments object (pydantic-core's own limit,
+checked while it parses: 100,000-deep text is refused after about 200 brackets). NaN
+and infinities are refused: they are not JSON.
 """
 
 from __future__ import annotations

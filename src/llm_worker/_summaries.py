@@ -70,10 +70,10 @@ class ToolCallSummary(BaseModel, frozen=True, extra="forbid", use_attribute_docs
     def parsed_arguments(self) -> dict[str, JsonValue] | None:
         """Return a fresh parse of the arguments, or ``None`` if they are refused.
 
-        Refused: not a JSON object, longer than ``MAX_ARGUMENTS_CHARS``, or nested more
-        than 200 deep. Never raises, whatever the model wrote. The tool is given the same
-        parse (blank text is ``{}``), and a refused call never runs. The result is the
-        hook's own copy: changing it changes nothing in the run.
+        Refused: not a JSON object, longer than ``MAX_ARGUMENTS_CHARS`` (1 Mi characters),
+        or nested more than 200 levels below the object. Never raises, whatever the model
+        wrote. The tool is given the same parse (blank text is ``{}``), and a refused call
+        never runs. The result is the hook's own copy: changing it changes nothing in the run.
         """
         return parse_arguments(self.arguments)
 
