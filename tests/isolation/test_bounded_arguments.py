@@ -119,3 +119,10 @@ async def test_the_tool_gets_exactly_what_the_hook_saw() -> None:
     await worker.run("go")
     result = next(item for item in worker.history if isinstance(item, ToolResult))
     assert seen == [{"text": result.content}]
+
+
+def test_sending_deep_arguments_back_to_anthropic_does_not_raise() -> None:
+    from llm_worker.providers._anthropic_wire import RAW_ARGUMENTS_KEY, _tool_input
+
+    assert _tool_input(DEEP_ARRAY) == {RAW_ARGUMENTS_KEY: DEEP_ARRAY}
+    assert _tool_input('{"a": 1}') == {"a": 1}
