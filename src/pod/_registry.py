@@ -190,6 +190,8 @@ class HookRegistry:
         ```
     """
 
+    __slots__ = ("_frozen", "_registrations")  # no ``__dict__`` to reach
+
     def __init__(self) -> None:
         # A tuple, rebuilt on each registration: no list of hooks is ever reachable.
         self._registrations: tuple[_Registration, ...] = ()
