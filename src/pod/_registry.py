@@ -18,9 +18,20 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from types import CoroutineType
-from typing import Any, Literal, NamedTuple, Protocol, TypeAlias, TypeVar, cast, final, overload
+from typing import (
+    Any,
+    Final,
+    Literal,
+    NamedTuple,
+    Protocol,
+    TypeAlias,
+    TypeVar,
+    cast,
+    final,
+    overload,
+)
 
 from pydantic import BaseModel, ValidationError
 
@@ -86,8 +97,6 @@ class _Registration(NamedTuple):
 class _EventHooks(NamedTuple):
     """An event's hooks and rules, copied out of the catalogue when the registry is frozen."""
 
-    event: HookEvent[Any, Any]
-    """Compared by identity only: its fields are read when freezing, never in dispatch."""
     name: str
     legal: tuple[type[BaseModel], ...]
     """Exact decision types the event allows (empty: observe only)."""
@@ -292,10 +301,16 @@ class HookRegistry:
         return self._frozen
 
 
+_POSITION: Final[Mapping[HookEvent[Any, Any], int]] = {
+    event: position for position, event in enumerate(events.CATALOGUE)
+}
+"""Where each event's entry is in a frozen registry (catalogue order). A module global, as
+patchable as the module's code: it holds positions, never hooks."""
+
+
 def _freeze(registrations: tuple[_Registration, ...]) -> FrozenHookRegistry:
     return _frozen_of(
         _EventHooks(
-            event,
             event.name,
             event.decision_types,
             event.neutral,
@@ -331,10 +346,7 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
         return f"<FrozenHookRegistry {counts or 'no hooks'}>"
 
     def _entry(self, event: HookEvent[Any, Any]) -> _EventHooks:
-        for entry in self:  # a handful of events: a scan beats any lookup structure
-            if entry.event is event:
-                return entry
-        raise UnknownEventError(event)
+        return self[_POSITION[event]]
 
     def then(self, other: FrozenHookRegistry) -> FrozenHookRegistry:
         """Return a registry that asks this registry's hooks first, then ``other``'s.
@@ -344,7 +356,9 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
         of user hooks: a policy ``Skip`` stops the chain before any user hook is asked.
         """
         return _frozen_of(
-            mine._replace(hooks=mine.hooks + theirs.hooks)
+            # ``_make`` gives ``other``'s registrations new identities, so a registry
+            # chained to itself still holds each registration object once (see dispatch).
+            mine._replace(hooks=mine.hooks + tuple(map(_Registration._make, theirs.hooks)))
             for mine, theirs in zip(self, other, strict=True)
         )
 
@@ -376,19 +390,20 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
         Raises:
             HookFailedError: a hook failed under the ``abort`` policy.
         """
-        entry = self._entry(event)
+        entry = self[_POSITION[event]]  # inlined ``_entry``: this is the hot path
         legal = entry.legal
         neutral_type = type(entry.neutral)  # ``Continue`` (one value, so its type says it), or None
         first_failure: HookFailedError | None = None
-        last = len(entry.hooks) - 1
-        for position, registration in enumerate(entry.hooks):
+        hooks = entry.hooks
+        last = hooks[-1] if hooks else None  # each registration is a distinct object
+        for registration in hooks:
             decision: object
             cause: Exception | None = None
             try:
                 # Each hook gets an Input of its own: whatever it does to it, no other hook,
                 # the trace or the engine sees it. The last hook gets the original, which
                 # nothing reads after it: one hook per event costs no copy at all.
-                own = info if position == last else _own_copy(info)
+                own = info if registration is last else _own_copy(info)
                 if registration.timeout is None:
                     decision = registration.fn(own)
                     if registration.is_async:

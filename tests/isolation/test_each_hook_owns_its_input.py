@@ -201,3 +201,16 @@ async def test_hooks_get_equal_inputs_but_never_the_same_object() -> None:
     await registry.freeze().dispatch(events.PRE_TOOL_CALL, call)
     assert received == [call, call, call]
     assert len({id(info) for info in received}) == 3
+
+
+async def test_a_registry_chained_to_itself_still_gives_each_hook_its_own_input() -> None:
+    seen: list[tuple[object, ...]] = []
+    registry = HookRegistry()
+    registry.on(events.PRE_TOOL_CALL, lambda call: (seen.append(_view(call)), Continue())[1])
+    registry.on(events.PRE_TOOL_CALL, lambda call: (vandalise(call), Continue())[1])
+    frozen = registry.freeze()
+    chained = frozen.then(frozen)
+    call = ToolCallSummary(call_id="c1", tool_name="echo", arguments='{"text": "two"}', turn=0)
+    original = _view(call)
+    await chained.dispatch(events.PRE_TOOL_CALL, call)
+    assert seen == [original, original]
