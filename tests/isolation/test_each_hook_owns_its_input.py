@@ -25,6 +25,7 @@ from llm_worker import (
 from pod import HookRegistry, Pod, TraceEvent, events
 
 from ..engine.conftest import echo
+from ..hooks.test_read_only import SCRIPT as READ_ONLY_SCRIPT
 
 VANDALISED = "VANDALISED"
 
@@ -101,17 +102,8 @@ def _view(info: BaseModel) -> tuple[object, ...]:
     return (type(info).__name__, info.model_dump(), arguments)
 
 
-SCRIPT = [
-    ScriptedReply(
-        calls=[
-            ScriptedCall("echo", {"text": "one", "nested": {"deep": [1, 2]}}),
-            ScriptedCall("echo", {"text": "two"}),
-        ]
-    ),
-    ScriptedReply(text="done"),
-    # The second run: an unknown tool, then the script runs out, so the run aborts.
-    ScriptedReply(calls=[ScriptedCall("nope")]),
-]
+# The second run: an unknown tool, then the script runs out, so the run aborts.
+SCRIPT = [*READ_ONLY_SCRIPT, ScriptedReply(calls=[ScriptedCall("nope")])]
 
 
 async def _run(*, vandals: bool) -> tuple[list[tuple[object, ...]], str, list[str], bytes]:
