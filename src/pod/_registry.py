@@ -34,6 +34,7 @@ from typing import (
 )
 
 from pydantic import BaseModel, ValidationError
+from typing_extensions import override
 
 from llm_worker import (
     AbortInfo,
@@ -341,6 +342,21 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("a frozen hook registry cannot change")
 
+    # Identity, as before it was a tuple: two registries are never "equal", and hashing one
+    # does not hash the hooks (a hook object need not be hashable).
+    @override
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    @override
+    def __ne__(self, other: object) -> bool:
+        return self is not other
+
+    @override
+    def __hash__(self) -> int:
+        return id(self)
+
+    @override
     def __repr__(self) -> str:
         counts = ", ".join(f"{entry.name}={len(entry.hooks)}" for entry in self if entry.hooks)
         return f"<FrozenHookRegistry {counts or 'no hooks'}>"
