@@ -54,8 +54,10 @@ from llm_worker import (
 )
 
 from . import events
+from ._command_hook import CommandHook
 from ._errors import PodUsageError, RegistryFrozenError, UnknownEventError
 from ._hook_base import declared_event
+from ._permissions import PermissionHook
 from .events import HookEvent
 
 __all__ = ["FailurePolicy", "FrozenHookRegistry", "HookFn", "HookRegistry"]
@@ -91,6 +93,8 @@ class _Registration(NamedTuple):
     fn: Callable[[Any], Any]
     name: str
     is_async: bool
+    reads_only: bool
+    """One of our own hooks that only reads its Input: it is given the original, no copy."""
     on_error: FailurePolicy
     timeout: float | None
 
@@ -110,6 +114,11 @@ def _hook_name(fn: Callable[..., object]) -> str:
     module = getattr(fn, "__module__", None) or "?"
     qualname = getattr(fn, "__qualname__", None) or type(fn).__qualname__
     return f"{module}.{qualname}"
+
+
+def _reads_only(fn: object) -> bool:
+    # ``is``, not ``in``: ``in`` falls back to ``==``, which a metaclass may answer ``True``.
+    return any(type(fn) is trusted for trusted in _READS_ONLY)
 
 
 def _is_async(fn: Callable[..., object]) -> bool:
@@ -284,7 +293,9 @@ class HookRegistry:
                     f"{name} is declared with @hook({declared.name.upper()}); "
                     f"it cannot be registered on {event.name.upper()}"
                 )
-            registration = _Registration(event.name, fn, name, _is_async(fn), on_error, timeout)
+            registration = _Registration(
+                event.name, fn, name, _is_async(fn), _reads_only(fn), on_error, timeout
+            )
             self._registrations = (*self._registrations, registration)
             return fn
 
@@ -301,6 +312,11 @@ class HookRegistry:
             self._frozen = _freeze(self._registrations)
         return self._frozen
 
+
+_READS_ONLY: Final = (PermissionHook, CommandHook)
+"""Hook classes of ours that never write to their Input, matched by exact type (a subclass
+may override ``__call__``): sharing the original with them saves a copy per event, e.g. the
+policy hook ahead of a user hook on every tool call."""
 
 _POSITION: Final[Mapping[HookEvent[Any, Any], int]] = {
     event: position for position, event in enumerate(events.CATALOGUE)
@@ -419,7 +435,7 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
                 # Each hook gets an Input of its own: whatever it does to it, no other hook,
                 # the trace or the engine sees it. The last hook gets the original, which
                 # nothing reads after it: one hook per event costs no copy at all.
-                own = info if registration is last else _own_copy(info)
+                own = info if registration is last or registration.reads_only else _own_copy(info)
                 if registration.timeout is None:
                     decision = registration.fn(own)
                     if registration.is_async:

@@ -11,6 +11,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from pydantic import BaseModel
 
 from llm_worker import (
@@ -22,7 +23,7 @@ from llm_worker import (
     Skip,
     ToolCallSummary,
 )
-from pod import HookRegistry, Pod, TraceEvent, events
+from pod import HookRegistry, PermissionHook, Pod, TraceEvent, events
 
 from ..engine.conftest import echo
 from ..hooks.test_read_only import SCRIPT as READ_ONLY_SCRIPT
@@ -206,3 +207,38 @@ async def test_a_registry_chained_to_itself_still_gives_each_hook_its_own_input(
     original = _view(call)
     await chained.dispatch(events.PRE_TOOL_CALL, call)
     assert seen == [original, original]
+
+
+async def test_only_our_read_only_hooks_share_the_original(monkeypatch: pytest.MonkeyPatch) -> None:
+    given: list[object] = []
+    original_call = PermissionHook.__call__
+
+    def spy(self: PermissionHook, call: ToolCallSummary) -> Any:
+        given.append(call)
+        return original_call(self, call)
+
+    monkeypatch.setattr(PermissionHook, "__call__", spy)
+
+    class Anything(type):
+        def __eq__(cls, other: object) -> bool:
+            return True  # claims to be every class, PermissionHook included
+
+        __hash__ = type.__hash__
+
+    class Impostor(metaclass=Anything):
+        def __call__(self, call: ToolCallSummary) -> Continue:
+            given.append(call)
+            vandalise(call)
+            return Continue()
+
+    seen: list[tuple[object, ...]] = []
+    registry = HookRegistry()
+    registry.on(events.PRE_TOOL_CALL, PermissionHook([], default="allow"))
+    registry.on(events.PRE_TOOL_CALL, Impostor())
+    registry.on(events.PRE_TOOL_CALL, lambda call: (seen.append(_view(call)), Continue())[1])
+    call = ToolCallSummary(call_id="c1", tool_name="echo", arguments='{"text": "two"}', turn=0)
+    original = _view(call)
+    await registry.freeze().dispatch(events.PRE_TOOL_CALL, call)
+    assert given[0] is call  # the policy hook read the original: no copy
+    assert given[1] is not call  # the impostor got a copy of its own
+    assert seen == [original]
