@@ -11,6 +11,10 @@ Rules:
   logged at warning level, the next hook is asked).
 - Hooks receive read-only summaries and return decisions: nothing here gives them the run's
   context, and the registry holds none.
+- Each hook's Input is its own: whatever a hook does to it, no other hook, the trace or the
+  engine sees it. What comes back is only what the event allows: a decision of exactly a
+  legal class with plain ``str`` fields (the engine acts on a validated copy of it); what a
+  sync hook returns is never awaited. The frozen registry is tuples all the way down.
 """
 
 from __future__ import annotations
