@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final, Literal, final
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from llm_worker import Paused, SnapshotError, check_snapshot_header, parse_snapshot_json
 
@@ -44,11 +44,10 @@ DEFAULT_RUNS_FOLDER: Final = Path(".pod") / "runs"
 
 
 @final
-class RunOptions(BaseModel):
+class RunOptions(BaseModel, frozen=True, extra="forbid"):
     """The ``pod run`` options that rebuild a Pod, as a saved run stores them (never the
     API key). Paths are absolute, so a resume from another folder finds the same files."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     model: str
     """``provider:model``."""
     base_url: str | None
@@ -67,10 +66,9 @@ class RunOptions(BaseModel):
 
 
 @final
-class SavedRun(BaseModel):
+class SavedRun(BaseModel, frozen=True, extra="forbid"):
     """A paused (or interrupted) CLI run: the Pod snapshot and how to rebuild the Pod."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     format: Literal["llm-pod/saved-run"] = SAVED_RUN_FORMAT
     version: int = SAVED_RUN_VERSION
     run_id: str

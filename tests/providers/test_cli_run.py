@@ -402,4 +402,5 @@ def test_a_cut_stream_does_not_glue_its_text_to_the_abort_line(
     [abort] = [line for line in lines if "aborted:" in line]
     assert abort.startswith("error: aborted: model request failed")
     streamed = lines[lines.index(abort) - 2]  # the partial text, then the ABORT trace line
-    assert streamed and not streamed.startswith(("  hooks", "error"))
+    assert streamed
+    assert not streamed.startswith(("  hooks", "error"))
