@@ -234,3 +234,30 @@ def test_a_finished_run_saved_with_save_continues_with_a_new_prompt(
     sent = server.requests[-1].body["messages"]  # the whole conversation was sent
     assert (sent[0]["content"], sent[-1]["content"]) == (PROMPT, "And Berlin?")
     assert [m["role"] for m in sent].count("tool") == 2
+
+
+def test_resuming_with_other_tools_is_refused(
+    server: ReplayServer, project: Path, tmp_path: Path
+) -> None:
+    queue_weather_session(server)
+    paused = pod_command("run", PROMPT, *run_arguments(server, project), cwd=tmp_path)
+    path = tmp_path / saved_path(paused.stderr)
+    (project / "other_tools.py").write_text(
+        "from llm_worker import tool\n\n"
+        "@tool\ndef get_time(city: str) -> str:\n    '''The time.'''\n    return '12:00'\n"
+    )
+    before = path.read_text()
+    refused = pod_command(
+        "resume",
+        str(path),
+        f"--tools={project / 'other_tools.py'}:get_time",
+        "--approve=call_paris",
+        "--api-key=k",
+        cwd=tmp_path,
+    )
+    assert refused.returncode == 2
+    last = refused.stderr.splitlines()[-1]
+    assert last.startswith(f"pod resume: error: {path}: ")
+    assert "get_time" in last
+    assert path.read_text() == before
+    assert len(server.requests) == 1
