@@ -377,6 +377,24 @@ def _build(
     return options, client, pod
 
 
+def _built_or_exit_code(
+    args: argparse.Namespace,
+    parser: argparse.ArgumentParser,
+    saved: dict[str, Any],
+    output: RunOutput,
+    problems: list[str],
+) -> tuple[RunOptions, LlmClient, Pod] | int:
+    """The Pod the options (over ``saved``) build, or the exit code once every problem
+    (with those already in ``problems``) is reported."""
+    built = _build(args, _merged(args, saved), output, problems)
+    if problems:
+        return _usage_failure(parser, problems, output)
+    if not isinstance(built, tuple):
+        output.error(built or "cannot start the run")
+        return EXIT_NO_KEY
+    return built
+
+
 def _policy_commands(rules: Path) -> FrozenHookRegistry:
     """The ``[[hook]]`` commands of the rules file: asked after the rules, before user hooks."""
     registry = HookRegistry()
@@ -412,13 +430,9 @@ def run_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     output = RunOutput(json_lines=args.json, quiet=args.quiet, debug=args.debug)
     if args.debug:
         _configure_debug_logging()
-    problems: list[str] = []
-    built = _build(args, _merged(args, {}), output, problems)
-    if problems:
-        return _usage_failure(parser, problems, output)
-    if not isinstance(built, tuple):
-        output.error(built or "cannot start the run")
-        return EXIT_NO_KEY
+    built = _built_or_exit_code(args, parser, {}, output, [])
+    if isinstance(built, int):
+        return built
     options, client, pod = built
     session = _Session(args, options, client, pod, output, new_run_id(), args.save)
     prompt: str = args.prompt
@@ -455,12 +469,9 @@ def resume_command(args: argparse.Namespace, parser: argparse.ArgumentParser) ->
             problems.append("the saved run is not paused: there is no call to decide")
         if args.prompt is None:
             problems.append("the saved run is not paused: give the next PROMPT")
-    built = _build(args, _merged(args, saved.options.model_dump()), output, problems)
-    if problems:
-        return _usage_failure(parser, problems, output)
-    if not isinstance(built, tuple):
-        output.error(built or "cannot start the run")
-        return EXIT_NO_KEY
+    built = _built_or_exit_code(args, parser, saved.options.model_dump(), output, problems)
+    if isinstance(built, int):
+        return built
     options, client, pod = built
     try:
         pod.restore(saved.pod)

@@ -63,6 +63,22 @@ def no_provider_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "200")
 
 
+def pod_with_one_output(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m pod ARGV`` with stderr and stdout in one stream, as a terminal shows
+    them (no provider variables from the environment)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
+    return subprocess.run(
+        [sys.executable, "-m", "pod", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=60,
+        check=False,
+    )
+
+
 def queue_session(server: Any, provider: str, *, stream: bool) -> None:
     for name in ("reply1_two_calls", "reply2_text_and_calls", "reply3_text"):
         if stream:
@@ -294,27 +310,15 @@ def test_streamed_text_and_the_trace_never_share_a_line(
     server: Any, tools_file: Path, provider: str
 ) -> None:
     queue_session(server, provider, stream=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pod",
-            "run",
-            "weather and sum",
-            f"--model={provider}:test-model",
-            f"--base-url={server.url}" + ("/v1" if provider == "openai" else ""),
-            "--api-key=k",
-            f"--tools={tools_file}:TOOLS",
-            "--stream",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,  # one stream, as a terminal shows them
-        text=True,
-        env=env,
+    done = pod_with_one_output(
+        "run",
+        "weather and sum",
+        f"--model={provider}:test-model",
+        f"--base-url={server.url}" + ("/v1" if provider == "openai" else ""),
+        "--api-key=k",
+        f"--tools={tools_file}:TOOLS",
+        "--stream",
         cwd=tools_file.parent,
-        timeout=60,
-        check=False,
     )
     assert done.returncode == 0, done.stdout
     lines = done.stdout.splitlines()
@@ -375,27 +379,15 @@ def test_a_cut_stream_does_not_glue_its_text_to_the_abort_line(
     server: Any, tools_file: Path
 ) -> None:
     server.reply_sse("openai_reply3_text.sse", cut_at_event=4)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pod",
-            "run",
-            "hello",
-            "--model=openai:m",
-            f"--base-url={server.url}/v1",
-            "--api-key=k",
-            "--max-retries=0",
-            "--stream",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
+    done = pod_with_one_output(
+        "run",
+        "hello",
+        "--model=openai:m",
+        f"--base-url={server.url}/v1",
+        "--api-key=k",
+        "--max-retries=0",
+        "--stream",
         cwd=tools_file.parent,
-        timeout=60,
-        check=False,
     )
     assert done.returncode == 4, done.stdout
     lines = done.stdout.splitlines()
