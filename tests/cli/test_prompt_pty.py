@@ -41,7 +41,7 @@ class Terminal:
             argv, stdin=terminal, stdout=terminal, stderr=terminal, cwd=cwd, env=env
         )
         os.close(terminal)
-        self._controller = controller
+        self.controller = controller
         self._raw = b""
         self._read_up_to = 0
 
@@ -50,11 +50,11 @@ class Terminal:
         return _ANSI.sub("", self._raw.decode(errors="replace")).replace("\r", "")
 
     def _read(self, timeout: float) -> bool:
-        ready, _, _ = select.select([self._controller], [], [], timeout)
+        ready, _, _ = select.select([self.controller], [], [], timeout)
         if not ready:
             return True
         try:
-            data = os.read(self._controller, 4096)
+            data = os.read(self.controller, 4096)
         except OSError:  # EIO: the process closed the terminal
             data = b""
         self._raw += data
@@ -70,14 +70,14 @@ class Terminal:
         self._read_up_to = self.screen.index(text, self._read_up_to) + len(text)
 
     def type(self, line: str) -> None:
-        os.write(self._controller, line.encode() + b"\r")
+        os.write(self.controller, line.encode() + b"\r")
 
     def finish(self, timeout: float = 30) -> int:
         deadline = time.monotonic() + timeout
         while self._read(max(0.0, deadline - time.monotonic())) and time.monotonic() < deadline:
             pass
         code = self.process.wait(timeout=max(1.0, deadline - time.monotonic()))
-        os.close(self._controller)
+        os.close(self.controller)
         return code
 
 
@@ -194,3 +194,15 @@ def test_pod_resume_asks_in_a_terminal_when_given_no_decision(
         if resuming.process.poll() is None:
             resuming.process.kill()
             resuming.process.wait()
+
+
+def test_end_of_input_at_the_prompt_saves_the_run(
+    pod_in_terminal: Start, server: ReplayServer, tmp_path: Path
+) -> None:
+    queue_weather_session(server)
+    terminal = pod_in_terminal()
+    terminal.expect("(approve):")
+    os.write(terminal.controller, b"\x04")  # Ctrl-D: nobody will answer
+    terminal.expect("continue: pod resume .pod/runs/")
+    assert terminal.finish() == 5
+    assert len(list((tmp_path / ".pod" / "runs").iterdir())) == 1
