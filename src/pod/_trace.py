@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 from typing import Final, Literal, TypeAlias, TypeVar, final
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 from llm_worker import (
     Abort,
@@ -35,7 +35,7 @@ from . import events
 from ._registry import FrozenHookRegistry
 from .events import HookEvent
 
-__all__ = ["TraceEvent", "TraceSource", "Tracer", "TracingHookPort"]
+__all__ = ["TraceEvent", "TraceSource", "Tracer", "TracingHookPort", "decided_by"]
 
 TraceSource: TypeAlias = Literal["interceptor", "hooks", "pod"]
 """Who acted: an internal interceptor, the hooks of an event, or the Pod itself."""
@@ -47,10 +47,9 @@ DecisionT = TypeVar("DecisionT")
 
 
 @final
-class TraceEvent(BaseModel):
+class TraceEvent(BaseModel, frozen=True, extra="forbid"):
     """One step of a run, as the trace reports it."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     source: TraceSource
     actor: str
     """The interceptor (``compaction``, ``notification``, ``truncation``), the event
@@ -80,6 +79,15 @@ def describe_decision(decision: Continue | Skip | Abort | Pause | None) -> str:
             return f"Pause: {reason}" if reason else "Pause"
 
 
+_BY: Final = " (by "
+
+
+def decided_by(decision: str) -> str | None:
+    """The hook named in a traced decision (``"Pause: why (by my.hook)"`` -> ``my.hook``)."""
+    head, marker, name = decision.rpartition(_BY)
+    return name[:-1] if marker and head and name.endswith(")") else None
+
+
 def _preview(text: str, limit: int = _ARGUMENTS_PREVIEW) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -100,7 +108,7 @@ class TracingHookPort:
         decision = await self._hooks.dispatch(event, info, on_decided=deciders.append)
         described = describe_decision(decision)  # type: ignore[arg-type]  # a decision or None
         if deciders:
-            described += f" (by {deciders[0]})"
+            described += f"{_BY}{deciders[0]})"
         self._trace(
             TraceEvent(
                 source="hooks", actor=event.name.upper(), message=message, decision=described
