@@ -137,6 +137,30 @@ ESCAPE_ATTRIBUTES: Final = frozenset(
         "cr_frame",
         "ag_frame",
         "cell_contents",
+        "__mro__",
+        "__bases__",
+        "__base__",
+        "__init__",
+        "__new__",
+        "__setstate__",
+        "__getstate__",
+        "__reduce__",
+        "__reduce_ex__",
+        "__set_name__",
+        "__init_subclass__",
+        "__class_getitem__",
+        "__get__",
+        "__set__",
+        "__delete__",
+        "__func__",
+        "__defaults__",
+        "__kwdefaults__",
+        "__self_class__",
+        "__thisclass__",
+        "__pydantic_validator__",
+        "__pydantic_serializer__",
+        "__pydantic_decorators__",
+        "__get_pydantic_core_schema__",
         "__pydantic_extra__",
         "__pydantic_fields_set__",
         "__pydantic_private__",
@@ -174,6 +198,29 @@ REACHES: Final = '{subject} reaches privileged type "{target}"{via}'
 ESCAPE: Final = "{what} is not allowed in hook code"
 IN_HOOK: Final = '{problem} (in hook "{hook}")'
 HELPER_REACHES: Final = 'hook "{hook}" calls "{helper}", where {problem} (line {line})'
+HOLDS: Final = '"{name}" holds a value derived from a privileged object: {origin} (line {line})'
+UNKNOWN_BINDING: Final = (
+    'cannot tell what "{name}" holds: {source} (line {line}) has type {type}, which could '
+    "hold anything; give it a deeply immutable or closed type, or bind it to a function of "
+    "this module"
+)
+IMPORTED_OPEN: Final = (
+    '"{name}" of module "{module}" has type {type}, which could hold anything: hook code may '
+    "use another module's values only when their type is deeply immutable or closed"
+)
+UNVERIFIABLE_CODE: Final = (
+    'cannot verify "{name}" of module "{module}": hook code may run only code of its own '
+    "module, the standard library and installed packages (move it into this module, or list "
+    "the module in pod_mypy's trusted_modules)"
+)
+HAZARDS: Final = {
+    "unreachable": "code that mypy treats as unreachable",
+    "type_checking": "a TYPE_CHECKING condition (mypy checks only one of its branches)",
+}
+MODULE_HAZARD: Final = (
+    "a TYPE_CHECKING split with an else branch is not allowed in a module with hook code: "
+    "mypy and the run would see different bindings"
+)
 IGNORE_IN_HOOK: Final = (
     '"# type: ignore" at line {line} is not allowed in hook code (in hook "{hook}")'
 )

@@ -51,11 +51,13 @@ class HookSite(NamedTuple):
 class ModuleHooks:
     """The hook code of one module and the checker that checked it."""
 
-    __slots__ = ("checker", "errors", "sites")
+    __slots__ = ("checker", "errors", "sites", "verdicts")
 
     def __init__(self, checker: TypeChecker) -> None:
         self.checker = checker
         self.sites: dict[int, HookSite] = {}
+        self.verdicts: dict[int, int] = {}
+        """Findings per site once walked (0: verified)."""
         """By node identity: callbacks may run more than once for a call (overloads, lambdas)."""
         self.errors: dict[tuple[int, str], tuple[Context, ErrorCode]] = {}
         """Deferred errors, by context identity and message."""

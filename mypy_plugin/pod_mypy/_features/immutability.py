@@ -42,7 +42,7 @@ from .._consts import (
     PYDANTIC_PLUGIN_METADATA,
 )
 
-__all__ = ["on_event_declared"]
+__all__ = ["is_deeply_immutable", "on_event_declared"]
 
 
 @final
@@ -75,6 +75,11 @@ def on_event_declared(ctx: FunctionContext) -> Type:
             message = MUTABLE.format(event=name, side=side, path=path, type=shown)
         ctx.api.fail(message, ctx.context, code=HOOK_INPUT_MUTABLE)
     return ctx.default_return_type
+
+
+def is_deeply_immutable(typ: Type) -> bool:
+    """Whether values of ``typ`` never change and hold nothing that does."""
+    return _mutable(typ, "", ()) is None
 
 
 def _mutable(typ: Type, path: str, seen: tuple[str, ...]) -> _Problem | None:

@@ -1,0 +1,397 @@
+"""Where the values of a module's bindings come from: which ones are derived from a
+privileged object, and which functions a binding may hold.
+
+One pass over every statement of a module that has hook code (module level, class bodies,
+function bodies) records, for each variable, the expressions that flow into it: assignments
+(``X = ...``, ``self.x = ...``, ``X[k] = ...``, ``X += ...``, walrus, ``for``/``with``
+targets), defaults of parameters, and the arguments of calls that may store into it
+(``X.append(...)``, ``X.update(...)``, a method of a user class). A binding is *derived* when
+any of them contains an expression whose type reaches a privileged class, or a derived
+binding, to a fixpoint. Provenance stops at bindings whose type is deeply immutable
+(``frozenset(t.name for t in TOOLS)`` is a frozenset of strings, whatever it was built from).
+
+The same pass notes what hook code must never do: assign an attribute of a module or a
+class (monkeypatching).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Final, NamedTuple, final
+
+from mypy.checker import TypeChecker
+from mypy.nodes import (
+    AssignmentExpr,
+    AssignmentStmt,
+    Block,
+    CallExpr,
+    ClassDef,
+    Decorator,
+    Expression,
+    ForStmt,
+    FuncDef,
+    FuncItem,
+    IfStmt,
+    IndexExpr,
+    LambdaExpr,
+    ListExpr,
+    MatchStmt,
+    MemberExpr,
+    MypyFile,
+    NameExpr,
+    Node,
+    OperatorAssignmentStmt,
+    OverloadedFuncDef,
+    RefExpr,
+    StarExpr,
+    Statement,
+    TryStmt,
+    TupleExpr,
+    TypeInfo,
+    Var,
+    WhileStmt,
+    WithStmt,
+)
+from mypy.server.subexpr import get_subexpressions
+from mypy.types import Instance, Type, get_proper_type
+
+from ._defs import class_of, function_of
+
+__all__ = ["Derivation", "Provenance", "root_binding"]
+
+_STORING_METHODS: Final = frozenset(
+    {
+        "append",
+        "appendleft",
+        "extend",
+        "extendleft",
+        "insert",
+        "add",
+        "update",
+        "setdefault",
+        "put",
+        "put_nowait",
+        "__setitem__",
+        "push",
+        "enter_context",
+        "callback",
+        "push_async_callback",
+        "add_done_callback",
+        "register",
+    }
+)
+"""Methods of library objects that store their arguments in the receiver."""
+
+
+@final
+class Derivation(NamedTuple):
+    """Why a binding is derived from a privileged object."""
+
+    origin: str
+    """The expression it was derived from, as written (``WORKER.context.clear``)."""
+    line: int
+    """Where that expression is."""
+
+
+@final
+class _Flow(NamedTuple):
+    value: Expression
+    line: int
+
+
+def root_binding(expr: Expression, checker: TypeChecker) -> Var | None:
+    """The variable an expression names (``X``, ``self.x``, ``Cls.x``), or the variable
+    whose contents an element or attribute chain belongs to (``X[k]``, ``X.y[0]``)."""
+    while True:
+        if isinstance(expr, NameExpr):
+            return expr.node if isinstance(expr.node, Var) else None
+        if isinstance(expr, MemberExpr):
+            var = _member_var(expr, checker)
+            if var is not None:
+                return var
+            expr = expr.expr
+            continue
+        if isinstance(expr, IndexExpr):
+            expr = expr.base
+            continue
+        return None
+
+
+def _member_var(expr: MemberExpr, checker: TypeChecker) -> Var | None:
+    if isinstance(expr.def_var, Var):
+        return expr.def_var
+    if isinstance(expr.node, Var):
+        return expr.node
+    owner = class_of(checker.lookup_type_or_none(expr.expr))
+    if owner is None:
+        return None
+    symbol = owner.get(expr.name)
+    return symbol.node if symbol is not None and isinstance(symbol.node, Var) else None
+
+
+@final
+class Provenance:
+    """The provenance of the bindings of one module (computed once, on first use)."""
+
+    def __init__(
+        self,
+        checker: TypeChecker,
+        reaches: Callable[[Type], bool],
+        immutable: Callable[[Type], bool],
+    ) -> None:
+        self._checker = checker
+        self._reaches = reaches
+        self._immutable = immutable
+        self._flows: dict[Var, list[_Flow]] = {}
+        self._derived: dict[Var, Derivation] = {}
+        self.patched: dict[int, str] = {}
+        """Attribute targets that rebind a module's or a class's attribute, by node identity."""
+        self.decorators: dict[int, Decorator] = {}
+        """The decorated definition of each decorated function, by the function's identity."""
+        self.classes: list[TypeInfo] = []
+        """Every class defined in the module (nested ones too)."""
+        self.hazards: list[tuple[int, str]] = []
+        """Lines where mypy's view and the run differ (unreachable blocks, TYPE_CHECKING)."""
+        self.top_level_hazards: list[tuple[int, str]] = []
+        """The same at module level (a TYPE_CHECKING split that binds names at run time)."""
+        self._sources: dict[Var, set[Var]] = {}
+        self._parameters: set[Var] = set()
+        self._source = _source_lines(checker.tree)
+        self._top_lines = {statement.line for statement in checker.tree.defs}
+        self._walk(checker.tree.defs)
+        self._settle()
+
+    def derivation(self, var: Var) -> Derivation | None:
+        """Why ``var`` holds a privileged object, or ``None`` if it does not."""
+        return self._derived.get(var)
+
+    def knows(self, var: Var) -> bool:
+        """Whether some value flows into ``var`` in this module."""
+        return var in self._flows
+
+    def unknown_source(self, var: Var, closed: Callable[[Type | None], bool]) -> Var | None:
+        """A binding ``var`` may hold the value of, whose provenance is not known (a
+        parameter, a variable nothing is assigned to in this module) and whose type is not
+        closed; ``None`` when every source is known."""
+        seen: set[Var] = set()
+        pending = [var]
+        while pending:
+            current = pending.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            if closed(current.type):
+                continue  # a closed value holds only what its type shows, which is checked
+            open_ended = current in self._parameters or current not in self._flows
+            if open_ended and not closed(current.type):
+                return current
+            pending.extend(self._sources.get(current, ()))
+        return None
+
+    def held_functions(self, var: Var) -> Iterable[FuncItem | TypeInfo]:
+        """The functions, lambdas and classes of this module the values of ``var`` may hold
+        or run (each one is code hook code may run when it uses ``var``)."""
+        for flow in self._flows.get(var, ()):
+            for expr in (flow.value, *get_subexpressions(flow.value)):
+                if isinstance(expr, LambdaExpr):
+                    yield expr
+                elif isinstance(expr, RefExpr):
+                    if isinstance(expr.node, TypeInfo):
+                        yield expr.node
+                    else:
+                        func = function_of(expr.node)
+                        if func is not None:
+                            yield func
+
+    # -- the pass -------------------------------------------------------------------------
+
+    def _add(self, target: Expression, value: Expression) -> None:
+        if isinstance(target, TupleExpr | ListExpr):
+            for item in target.items:
+                self._add(item, value)
+            return
+        if isinstance(target, StarExpr):
+            self._add(target.expr, value)
+            return
+        if isinstance(target, MemberExpr):
+            self._note_patch(target)
+        var = root_binding(target, self._checker)
+        if var is not None:
+            self._flows.setdefault(var, []).append(_Flow(value, value.line))
+
+    def _note_patch(self, target: MemberExpr) -> None:
+        base = target.expr
+        what = ""
+        if isinstance(base, RefExpr) and isinstance(base.node, MypyFile):
+            what = f'module "{base.node.fullname}"'
+        elif isinstance(base, RefExpr) and isinstance(base.node, TypeInfo):
+            what = f'class "{base.node.name}"'
+        if what:
+            self.patched[id(target)] = f'assigning attribute "{target.name}" of {what}'
+            return
+        typ = get_proper_type(self._checker.lookup_type_or_none(base))
+        if typ is not None and not isinstance(typ, Instance) and class_of(typ) is not None:
+            self.patched[id(target)] = f'assigning attribute "{target.name}" of a class'
+
+    def _walk(self, statements: Iterable[Statement]) -> None:
+        pending: list[Node] = list(statements)
+        while pending:
+            node = pending.pop()
+            if isinstance(node, AssignmentStmt):
+                for lvalue in node.lvalues:
+                    self._add(lvalue, node.rvalue)
+            elif isinstance(node, OperatorAssignmentStmt):
+                self._add(node.lvalue, node.rvalue)
+            elif isinstance(node, ForStmt):
+                self._add(node.index, node.expr)
+                pending.append(node.body)
+                if node.else_body is not None:
+                    pending.append(node.else_body)
+            elif isinstance(node, WithStmt):
+                for value, target in zip(node.expr, node.target, strict=True):
+                    if target is not None:
+                        self._add(target, value)
+                pending.append(node.body)
+            else:
+                self._compound(node, pending)
+            self._expressions(node)
+
+    def _compound(self, node: Node, pending: list[Node]) -> None:
+        """Statements that hold blocks, definitions and classes."""
+        if isinstance(node, Block):
+            if node.is_unreachable and node.body:
+                self.hazards.append((node.body[0].line, "unreachable"))
+            pending.extend(node.body)
+        elif isinstance(node, IfStmt):
+            if any(_names_type_checking(e) for e in node.expr):
+                self.hazards.append((node.line, "type_checking"))
+                if node.else_body is not None and node.line in self._top_lines:
+                    self.top_level_hazards.append((node.line, "type_checking"))
+            pending.extend(node.body)
+            if node.else_body is not None:
+                pending.append(node.else_body)
+        elif isinstance(node, WhileStmt):
+            pending.append(node.body)
+            if node.else_body is not None:
+                pending.append(node.else_body)
+        elif isinstance(node, TryStmt):
+            pending.extend([node.body, *node.handlers])
+            pending.extend(b for b in (node.else_body, node.finally_body) if b is not None)
+        elif isinstance(node, MatchStmt):
+            pending.extend(node.bodies)
+        elif isinstance(node, FuncItem):
+            for argument in node.arguments:
+                self._parameters.add(argument.variable)
+                if argument.initializer is not None:
+                    self._flows.setdefault(argument.variable, []).append(
+                        _Flow(argument.initializer, argument.initializer.line)
+                    )
+            pending.append(node.body)
+        elif isinstance(node, Decorator):
+            self.decorators[id(node.func)] = node
+            pending.append(node.func)
+        elif isinstance(node, OverloadedFuncDef):
+            pending.extend(node.items)
+            if node.impl is not None:
+                pending.append(node.impl)
+        elif isinstance(node, ClassDef):
+            self.classes.append(node.info)
+            pending.append(node.defs)
+
+    def _expressions(self, node: Node) -> None:
+        """Walrus targets and calls that may store their arguments (a statement's own
+        expressions only: nested blocks are walked as statements)."""
+        if isinstance(node, Block | FuncDef | Decorator | ClassDef | OverloadedFuncDef):
+            return
+        if isinstance(node, IfStmt | WhileStmt | ForStmt | WithStmt | TryStmt | MatchStmt):
+            owned: list[Expression] = []
+            if isinstance(node, IfStmt):
+                owned = list(node.expr)
+            elif isinstance(node, WhileStmt | ForStmt):
+                owned = [node.expr]
+            elif isinstance(node, WithStmt):
+                owned = list(node.expr)
+            elif isinstance(node, MatchStmt):
+                owned = [node.subject]
+            expressions = [e for o in owned for e in (o, *get_subexpressions(o))]
+        else:
+            expressions = get_subexpressions(node)
+        for expr in expressions:
+            if isinstance(expr, AssignmentExpr):
+                self._add(expr.target, expr.value)
+            elif isinstance(expr, CallExpr) and isinstance(expr.callee, MemberExpr):
+                self._call(expr, expr.callee)
+
+    def _call(self, call: CallExpr, callee: MemberExpr) -> None:
+        receiver = get_proper_type(self._checker.lookup_type_or_none(callee.expr))
+        stores = callee.name in _STORING_METHODS
+        if not stores and isinstance(receiver, Instance):
+            # A method of a user class may keep what it is given.
+            stores = not _is_library(receiver.type.module_name, self._checker)
+        if not stores:
+            return
+        for argument in call.args:
+            self._add(callee.expr, argument)
+
+    # -- the fixpoint -------------------------------------------------------------------------
+
+    def _settle(self) -> None:
+        direct: dict[Var, Derivation] = {}
+        sources: dict[Var, set[Var]] = {}
+        for var, flows in self._flows.items():
+            if var.type is not None and self._immutable(var.type):
+                continue  # cannot carry a reference, whatever it was built from
+            for flow in flows:
+                for expr in (flow.value, *get_subexpressions(flow.value)):
+                    if isinstance(expr, NameExpr | MemberExpr):
+                        source = root_binding(expr, self._checker)
+                        if source is not None and source is not var:
+                            sources.setdefault(var, set()).add(source)
+                    if var in direct:
+                        continue
+                    typ = self._checker.lookup_type_or_none(expr)
+                    if typ is not None and self._reaches(typ):
+                        direct[var] = Derivation(self._text(expr), expr.line)
+        self._sources = sources
+        self._derived = dict(direct)
+        changed = True
+        while changed:
+            changed = False
+            for var, names in sources.items():
+                if var in self._derived:
+                    continue
+                for source in names:
+                    found = self._derived.get(source)
+                    if found is not None:
+                        self._derived[var] = found
+                        changed = True
+                        break
+
+    def _text(self, expr: Expression) -> str:
+        if expr.end_line != expr.line or expr.end_column is None:
+            return self._source[expr.line - 1].strip() if expr.line <= len(self._source) else "?"
+        return self._source[expr.line - 1][expr.column : expr.end_column]
+
+
+_TYPE_CHECKING_NAMES: Final = frozenset({"TYPE_CHECKING", "MYPY"})
+
+
+def _names_type_checking(expr: Expression) -> bool:
+    return any(
+        isinstance(e, NameExpr | MemberExpr) and e.name in _TYPE_CHECKING_NAMES
+        for e in (expr, *get_subexpressions(expr))
+    )
+
+
+def _source_lines(tree: MypyFile) -> list[str]:
+    try:
+        with open(tree.path, encoding="utf-8") as file:
+            return file.read().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+
+
+def _is_library(module: str, checker: TypeChecker) -> bool:
+    from ._origin import is_library
+
+    return is_library(module, checker.modules)
