@@ -17,14 +17,16 @@ from mypy.types import Type
 
 from ._consts import (
     HOOK_BASE_INIT_SUBCLASS,
+    HOOK_BOUNDARY,
     HOOK_DECORATOR_CALL,
     HOOK_EVENT,
     PRIVILEGED,
     REGISTRY_DECORATOR_CALL,
     REGISTRY_ON,
 )
-from ._features import boundary, immutability, registration
+from ._features import boundary, immutability, open_registration, registration
 from ._hooks import Collector
+from ._origin import is_library
 from ._reach import Reach
 
 __all__ = ["FUNCTION_HOOKS", "METHOD_HOOKS", "Checks"]
@@ -48,8 +50,8 @@ def _is_privileged(info: TypeInfo) -> bool:
 class Checks:
     """Everything one build of the plugin checks with."""
 
-    def __init__(self) -> None:
-        self._collector = Collector()
+    def __init__(self, trusted: frozenset[str] = frozenset()) -> None:
+        self._collector = Collector(trusted)
         self._reach = Reach(_is_privileged)
         self._method_hooks = {
             name: partial(callback, self._collector) for name, callback in METHOD_HOOKS.items()
@@ -63,9 +65,22 @@ class Checks:
     def method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
         return self._method_hooks.get(fullname)
 
-    def module_checked(self, file: MypyFile) -> set[str]:
+    def module_checked(self, file: MypyFile, modules: dict[str, MypyFile]) -> set[str]:
         """Check the hook code of ``file``; return its extra indirect dependencies."""
+        self._check_open_registrations(file, modules)
         hooks = self._collector.take(file.fullname)
         if hooks is None:
             return set()
         return boundary.check_module(hooks, self._reach) - {file.fullname}
+
+    def _check_open_registrations(self, file: MypyFile, modules: dict[str, MypyFile]) -> None:
+        if is_library(file.fullname, modules) or not open_registration.imports_pod(file):
+            return
+        found = open_registration.open_registrations(file)
+        checker = self._collector.any_checker
+        if not found or checker is None:
+            return
+        errors = checker.errors
+        errors.set_file(file.path, file.fullname, checker.options)
+        for line, column, message in found:
+            errors.report(line, column, message, code=HOOK_BOUNDARY)

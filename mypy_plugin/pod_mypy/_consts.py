@@ -19,6 +19,8 @@ PRIVILEGED: Final = "llm_worker._privilege.Privileged"
 """The marker base: a class with it in its MRO is on the privileged side of the boundary."""
 HOOK_EVENT: Final = "pod.events.HookEvent"
 """The catalogue's event type, ``HookEvent[Input, Output]``."""
+REGISTRY_CLASS: Final = "pod._registry.HookRegistry"
+"""The registry: its ``on`` must be called directly."""
 REGISTRY_ON: Final = "pod._registry.HookRegistry.on"
 """``registry.on(EVENT, fn)`` and ``registry.on(EVENT)``."""
 REGISTRY_DECORATOR_CALL: Final = "pod._registry._Decorator.__call__"
@@ -46,6 +48,7 @@ METHOD_HOOK_NAMES: Final = frozenset(
 LIBRARY_FULLNAMES: Final = (
     PRIVILEGED,
     HOOK_EVENT,
+    REGISTRY_CLASS,
     REGISTRY_ON,
     REGISTRY_DECORATOR_CALL,
     HOOK_BASE,
@@ -227,6 +230,14 @@ IGNORE_IN_HOOK: Final = (
 UNVERIFIABLE_IMPORTED: Final = (
     'cannot verify hook "{name}" defined in module "{module}": declare it with '
     "@hook(EVENT) there, make it a Hook subclass, or register it in its own module"
+)
+UNVERIFIABLE_DECLARED: Final = (
+    "cannot verify hook: {what} is trusted only when it names a function declared with "
+    "@hook(EVENT) or an instance built from a Hook subclass (a cast or a look-alike is not one)"
+)
+UNTRUSTED_PACKAGE: Final = (
+    'cannot verify hook "{name}" of the installed package "{package}": mypy does not report '
+    "errors in installed packages; list it in pod_mypy's trusted_packages to trust its hooks"
 )
 UNVERIFIABLE_EXPRESSION: Final = (
     "cannot verify hook of type {type}: register a function, a lambda, "

@@ -165,6 +165,10 @@ class Provenance:
         """Why ``var`` holds a privileged object, or ``None`` if it does not."""
         return self._derived.get(var)
 
+    def values(self, var: Var) -> list[Expression]:
+        """The expressions that flow into ``var`` in this module."""
+        return [flow.value for flow in self._flows.get(var, ())]
+
     def knows(self, var: Var) -> bool:
         """Whether some value flows into ``var`` in this module."""
         return var in self._flows
@@ -351,7 +355,10 @@ class Provenance:
                         continue
                     typ = self._checker.lookup_type_or_none(expr)
                     if typ is not None and self._reaches(typ):
-                        direct[var] = Derivation(self._text(expr), expr.line)
+                        shown = self._text(flow.value)
+                        if len(shown) > _SHOWN or "\n" in shown:
+                            shown = self._text(expr)
+                        direct[var] = Derivation(shown, expr.line)
         self._sources = sources
         self._derived = dict(direct)
         changed = True
@@ -373,6 +380,8 @@ class Provenance:
         return self._source[expr.line - 1][expr.column : expr.end_column]
 
 
+_SHOWN: Final = 60
+"""Longest right-hand side a message quotes whole."""
 _TYPE_CHECKING_NAMES: Final = frozenset({"TYPE_CHECKING", "MYPY"})
 
 

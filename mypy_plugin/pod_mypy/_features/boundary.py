@@ -83,6 +83,7 @@ from .._consts import (
     REACHES,
     UNKNOWN_BINDING,
     UNVERIFIABLE_CODE,
+    UNVERIFIABLE_DECLARED,
 )
 from .._defs import class_of, definition, function_of
 from .._hooks import HookSite, ModuleHooks
@@ -147,6 +148,10 @@ def check_module(hooks: ModuleHooks, reach: Reach) -> set[str]:
     walker = _Walker(checker, reach, hooks.sites.values())
     for line, _ in walker.provenance.top_level_hazards:
         checker.fail(MODULE_HAZARD, Context(line=line), code=HOOK_ESCAPE)
+    for var, context in hooks.hook_variables:
+        problem = walker.hook_variable_problem(var)
+        if problem is not None:
+            checker.fail(problem, context, code=HOOK_BOUNDARY)
     for site in sorted(hooks.sites.values(), key=lambda site: site.first_line):
         walker.check(site)
     hooks.verdicts = walker.verdicts
@@ -169,6 +174,16 @@ class _Walker:
         self.findings = 0
         self.verdicts: dict[int, int] = {}
         """Findings per hook site (by node identity): 0 means verified."""
+
+    def hook_variable_problem(self, var: Var) -> str | None:
+        """Why a variable registered as a hook instance may hold something else, if it may:
+        only a variable of this module whose every value is built from a Hook subclass is
+        one."""
+        if _variable_module(var, NameExpr(var.name), self._module) == self._module:
+            flows = self.provenance.values(var)
+            if flows and all(_builds_hook(value) for value in flows):
+                return None
+        return UNVERIFIABLE_DECLARED.format(what=f'"{var.name}"')
 
     def check(self, site: HookSite) -> None:
         before = self.findings
@@ -311,10 +326,12 @@ class _Walker:
     ) -> _Finding | None:
         """A variable outside the hook: its provenance must be clean and known."""
         var = _variable(expr, self._checker)
-        if var is None or (hook_span[0] <= var.line <= hook_span[1] and var.line > 0):
+        if var is None:
             return None
         module = _variable_module(var, expr, self._module)
         if module == self._module:
+            if hook_span[0] <= var.line <= hook_span[1]:
+                return None  # the hook's own variable: what flows into it is checked there
             derived = self.provenance.derivation(var)
             if derived is not None:
                 text = HOLDS.format(name=var.name, origin=derived.origin, line=derived.line)
@@ -429,9 +446,10 @@ class _Walker:
                     continue  # checked by _code/_instance_code where it is named
                 inner = self._class_code(item, item.name)
             else:
-                if hook_span[0] <= item.line <= hook_span[1]:
+                here = _defined_here(item, self._module)
+                if here and hook_span[0] <= item.line <= hook_span[1]:
                     continue  # part of the hook itself, walked with it
-                if not _defined_here(item, self._module):
+                if not here:
                     module = _function_module(item)
                     if is_library(module, self._checker.modules):
                         continue
@@ -573,6 +591,15 @@ class _Walker:
                 Context(line=shown),
                 code=HOOK_ESCAPE,
             )
+
+
+def _builds_hook(value: Expression) -> bool:
+    return (
+        isinstance(value, CallExpr)
+        and isinstance(value.callee, RefExpr)
+        and isinstance(value.callee.node, TypeInfo)
+        and value.callee.node.has_base(HOOK_BASE)
+    )
 
 
 def _module_value(expr: Expression, typ: Type | None) -> str | None:
