@@ -28,6 +28,7 @@ from ._features import boundary, immutability, open_registration, registration
 from ._hooks import Collector
 from ._origin import is_library
 from ._reach import Reach
+from ._report import record_finding
 
 __all__ = ["FUNCTION_HOOKS", "METHOD_HOOKS", "Checks"]
 
@@ -83,4 +84,5 @@ class Checks:
         errors = checker.errors
         errors.set_file(file.path, file.fullname, checker.options)
         for line, column, message in found:
+            record_finding(file.path, line, message, HOOK_BOUNDARY)
             errors.report(line, column, message, code=HOOK_BOUNDARY)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import configparser
 import tomllib
+from typing import cast
 
 __all__ = ["trusted_packages"]
 
@@ -28,15 +29,21 @@ def trusted_packages(config_file: str | None) -> frozenset[str]:
     try:
         if config_file.endswith(".toml"):
             with open(config_file, "rb") as file:
-                tool = tomllib.load(file).get("tool", {})
-            section = tool.get("pod_mypy", {}) if isinstance(tool, dict) else {}
-            names = section.get("trusted_packages", []) if isinstance(section, dict) else []
-            return (
-                frozenset(str(name) for name in names) if isinstance(names, list) else frozenset()
-            )
+                document: object = tomllib.load(file)
+            return _toml_names(document)
         parser = configparser.ConfigParser()
         parser.read(config_file, encoding="utf-8")
         raw = parser.get("pod_mypy", "trusted_packages", fallback="")
     except (OSError, ValueError, configparser.Error):
         return frozenset()
     return frozenset(name.strip() for name in raw.replace("\n", ",").split(",") if name.strip())
+
+
+def _toml_names(document: object) -> frozenset[str]:
+    for key in ("tool", "pod_mypy", "trusted_packages"):
+        if not isinstance(document, dict):
+            return frozenset()
+        document = cast(dict[str, object], document).get(key)
+    if not isinstance(document, list):
+        return frozenset()
+    return frozenset(str(name) for name in cast(list[object], document))

@@ -17,6 +17,8 @@ SUPPORTED_MYPY: Final = ((2, 4), (2, 5))
 
 PRIVILEGED: Final = "llm_worker._privilege.Privileged"
 """The marker base: a class with it in its MRO is on the privileged side of the boundary."""
+EVENTS_MODULE: Final = "pod.events"
+"""The event catalogue's module: events are named from its ``HookEvent`` variables."""
 HOOK_EVENT: Final = "pod.events.HookEvent"
 """The catalogue's event type, ``HookEvent[Input, Output]``."""
 REGISTRY_CLASS: Final = "pod._registry.HookRegistry"
@@ -215,6 +217,10 @@ UNVERIFIABLE_CODE: Final = (
     'cannot verify "{name}" of module "{module}": hook code may run only code of its own '
     "module, the standard library and installed packages (move it into this module, or list "
     "the module in pod_mypy's trusted_modules)"
+)
+UNCHECKED_MODULE: Final = (
+    "cannot verify hook code in a module whose errors are all ignored (# mypy: ignore-errors, "
+    "ignore_errors = True): mypy does not check its function bodies"
 )
 HAZARDS: Final = {
     "unreachable": "code that mypy treats as unreachable",

@@ -22,6 +22,7 @@ from mypy.nodes import Context, FuncItem, TypeInfo, Var
 from mypy.plugin import CheckerPluginInterface
 
 from ._consts import HOOK_BOUNDARY, NEEDS_TYPE_CHECKER
+from ._report import fail
 
 __all__ = ["Collector", "HookNode", "HookSite", "ModuleHooks"]
 
@@ -76,7 +77,7 @@ class ModuleHooks:
         """Report the deferred errors, in line order."""
         ordered = sorted(self.errors.items(), key=lambda entry: entry[1][0].line)
         for (_, message), (context, code) in ordered:
-            self.checker.fail(message, context, code=code)
+            fail(self.checker, message, context, code)
 
 
 @final

@@ -81,15 +81,17 @@ from .._consts import (
     MODULE_HAZARD,
     PRIVILEGED,
     REACHES,
+    UNCHECKED_MODULE,
     UNKNOWN_BINDING,
     UNVERIFIABLE_CODE,
     UNVERIFIABLE_DECLARED,
 )
-from .._defs import class_of, definition, function_of
+from .._defs import class_of, definition, event_name, function_of, hook_input
 from .._hooks import HookSite, ModuleHooks
 from .._origin import HOST_PACKAGES, hook_may_use, is_library, is_stdlib
 from .._provenance import Provenance
 from .._reach import Reach
+from .._report import HookEntry, Status, fail, record_hook
 from .escapes import HARMLESS_ANY as _HARMLESS_ANY
 from .escapes import escape
 from .immutability import is_deeply_immutable
@@ -140,20 +142,33 @@ def check_module(hooks: ModuleHooks, reach: Reach) -> set[str]:
     if missing:
         first = min(hooks.sites.values(), key=lambda site: site.first_line)
         for message in missing:
-            checker.fail(message, Context(line=first.first_line), code=HOOK_BOUNDARY)
+            fail(checker, message, Context(line=first.first_line), HOOK_BOUNDARY)
         return set()
-    if checker.tree.fullname.partition(".")[0] in HOST_PACKAGES:
-        return set()  # llm-pod's own hooks are the host's library (docs/plugin.md)
+    if checker.can_skip_diagnostics:
+        # mypy does not check function bodies in a module whose errors are all ignored:
+        # there is no type map to walk.
+        for site in hooks.sites.values():
+            fail(checker, UNCHECKED_MODULE, Context(line=site.first_line), HOOK_BOUNDARY)
+            record_hook(_entry(checker, site, "unverifiable", UNCHECKED_MODULE))
+        return set()
     reach.start_module()
     walker = _Walker(checker, reach, hooks.sites.values())
     for line, _ in walker.provenance.top_level_hazards:
-        checker.fail(MODULE_HAZARD, Context(line=line), code=HOOK_ESCAPE)
+        fail(checker, MODULE_HAZARD, Context(line=line), HOOK_ESCAPE)
     for var, context in hooks.hook_variables:
         problem = walker.hook_variable_problem(var)
         if problem is not None:
-            checker.fail(problem, context, code=HOOK_BOUNDARY)
+            fail(checker, problem, context, HOOK_BOUNDARY)
+    host = checker.tree.fullname.partition(".")[0] in HOST_PACKAGES
     for site in sorted(hooks.sites.values(), key=lambda site: site.first_line):
+        if host and isinstance(site.node, TypeInfo):
+            # llm-pod's own hook classes are the host's library (docs/plugin.md).
+            record_hook(_entry(checker, site, "trusted", "llm-pod's own hook class"))
+            continue
         walker.check(site)
+        reasons = walker.messages.get(id(site.node), [])
+        status: Status = "unverifiable" if reasons else "verified"
+        record_hook(_entry(checker, site, status, reasons[0] if reasons else ""))
     hooks.verdicts = walker.verdicts
     return reach.touched
 
@@ -174,6 +189,9 @@ class _Walker:
         self.findings = 0
         self.verdicts: dict[int, int] = {}
         """Findings per hook site (by node identity): 0 means verified."""
+        self.messages: dict[int, list[str]] = {}
+        """The findings' messages per hook site."""
+        self._site_key = 0
 
     def hook_variable_problem(self, var: Var) -> str | None:
         """Why a variable registered as a hook instance may hold something else, if it may:
@@ -187,6 +205,7 @@ class _Walker:
 
     def check(self, site: HookSite) -> None:
         before = self.findings
+        self._site_key = id(site.node)
         self._check_site(site)
         self.verdicts[id(site.node)] = self.findings - before
 
@@ -548,7 +567,8 @@ class _Walker:
             )
         else:
             message = IN_HOOK.format(problem=finding.text, hook=site.name)
-        self._checker.fail(message, context, code=finding.code)
+        self.messages.setdefault(self._site_key, []).append(message)
+        fail(self._checker, message, context, finding.code)
 
     def _check_class_site(self, site: HookSite, info: TypeInfo) -> None:
         """A hook object's state must not hold (or lead to) privileged objects, nor be
@@ -586,11 +606,20 @@ class _Walker:
             while shown in ignored and shown > 1:
                 shown -= 1
             self.findings += 1
-            self._checker.fail(
+            self.messages.setdefault(self._site_key, []).append(
+                IGNORE_IN_HOOK.format(line=line, hook=site.name)
+            )
+            fail(
+                self._checker,
                 IGNORE_IN_HOOK.format(line=line, hook=site.name),
                 Context(line=shown),
-                code=HOOK_ESCAPE,
+                HOOK_ESCAPE,
             )
+
+
+def _entry(checker: TypeChecker, site: HookSite, status: Status, why: str) -> HookEntry:
+    event = event_name(hook_input(site.node, checker), checker.modules)
+    return HookEntry(checker.path, site.first_line, event, site.name, status, why)
 
 
 def _builds_hook(value: Expression) -> bool:

@@ -41,6 +41,7 @@ from .._consts import (
     PYDANTIC_BASE_MODEL,
     PYDANTIC_PLUGIN_METADATA,
 )
+from .._report import fail
 
 __all__ = ["is_deeply_immutable", "on_event_declared"]
 
@@ -77,7 +78,7 @@ def on_event_declared(ctx: FunctionContext) -> Type:
             )
         else:
             message = MUTABLE.format(event=name, side=side, path=path, type=shown)
-        ctx.api.fail(message, ctx.context, code=HOOK_INPUT_MUTABLE)
+        fail(ctx.api, message, ctx.context, HOOK_INPUT_MUTABLE)
     return ctx.default_return_type
 
 

@@ -31,6 +31,7 @@ from mypy.nodes import (
     Decorator,
     Expression,
     LambdaExpr,
+    MemberExpr,
     NameExpr,
     RefExpr,
     TypeInfo,
@@ -65,9 +66,10 @@ from .._consts import (
     UNVERIFIABLE_EXPRESSION,
     UNVERIFIABLE_IMPORTED,
 )
-from .._defs import definition, instance_class
+from .._defs import definition, event_name, instance_class
 from .._hooks import Collector, HookSite, ModuleHooks
 from .._origin import HOST_PACKAGES, is_installed
+from .._report import HookEntry, record_hook
 
 __all__ = ["on_class_defined", "on_decorator_applied", "on_registration"]
 
@@ -143,25 +145,49 @@ def _register(
         proper, Instance
     ):
         return  # llm-pod registering its own hooks (the host's library)
+    shown = _shown_name(expr)
     if isinstance(proper, Instance) and proper.type.fullname in DECLARED_HOOK_TYPES:
         problem = _declared_function(expr, hooks)
-        if problem is not None:
-            hooks.defer(problem, context, HOOK_BOUNDARY)
+        _declared(hooks, context, event, shown, problem)
         return  # checked (code and signature) where it was declared
     if isinstance(proper, Instance) and proper.type.has_base(HOOK_BASE):
         problem = _hook_instance(expr, proper.type, hooks)
-        if problem is not None:
-            hooks.defer(problem, context, HOOK_BOUNDARY)
-        elif event is not None:
+        _declared(hooks, context, event, proper.type.name, problem)
+        if problem is None and event is not None:
             _check_signature(proper.type.name, typ, event, hooks, context)
         return  # its code is checked where the class is defined
     site = _site(expr, typ, hooks)
     if isinstance(site, str):
-        hooks.defer(site, context, HOOK_BOUNDARY)
+        _declared(hooks, context, event, shown, site)
         return
     hooks.add(site)
     if event is not None:
         _check_signature(site.name, typ, event, hooks, context)
+
+
+def _shown_name(expr: Expression) -> str:
+    if isinstance(expr, NameExpr | MemberExpr):
+        return expr.name
+    return type(expr).__name__
+
+
+def _declared(
+    hooks: ModuleHooks,
+    context: Context,
+    event: tuple[Type, Type] | None,
+    name: str,
+    problem: str | None,
+) -> None:
+    """A registration of hook code checked elsewhere, or not checkable: into the report."""
+    checker = hooks.checker
+    shown_event = event_name(event[0] if event else None, checker.modules)
+    if problem is None:
+        why = "checked where it is declared"
+        record_hook(HookEntry(checker.path, context.line, shown_event, name, "verified", why))
+        return
+    hooks.defer(problem, context, HOOK_BOUNDARY)
+    entry = HookEntry(checker.path, context.line, shown_event, name, "unverifiable", problem)
+    record_hook(entry)
 
 
 def _declared_function(expr: Expression, hooks: ModuleHooks) -> str | None:
