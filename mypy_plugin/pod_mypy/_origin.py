@@ -141,8 +141,15 @@ def is_library(module: str, modules: Mapping[str, MypyFile]) -> bool:
     return is_stdlib(module) or _top(module) in HOST_PACKAGES or is_installed(module, modules)
 
 
+_ACCELERATORS: Final = {"_thread": "threading"}
+"""C modules whose public face has another name (``_struct`` is ``struct``'s, generically)."""
+
+
 def hook_may_use(fullname: str) -> bool:
     """Whether hook code may use this standard-library name (a module or a member)."""
-    if fullname in HOOK_STDLIB_DENIED:
+    top, dot, rest = fullname.partition(".")
+    public = _ACCELERATORS.get(top, top[1:] if top.startswith("_") and top != "_typeshed" else top)
+    name = f"{public}{dot}{rest}"
+    if fullname in HOOK_STDLIB_DENIED or name in HOOK_STDLIB_DENIED:
         return False
-    return _top(fullname) in HOOK_STDLIB
+    return public in HOOK_STDLIB

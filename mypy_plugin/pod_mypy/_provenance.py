@@ -16,11 +16,13 @@ class (monkeypatching).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from typing import Final, NamedTuple, final
 
 from mypy.checker import TypeChecker
 from mypy.nodes import (
+    GDEF,
     AssignmentExpr,
     AssignmentStmt,
     Block,
@@ -156,6 +158,7 @@ class Provenance:
         """The same at module level (a TYPE_CHECKING split that binds names at run time)."""
         self._sources: dict[Var, set[Var]] = {}
         self._parameters: set[Var] = set()
+        self._function_spans: list[tuple[int, int]] = []
         self._source = _source_lines(checker.tree)
         self._top_lines = {statement.line for statement in checker.tree.defs}
         self._walk(checker.tree.defs)
@@ -164,6 +167,12 @@ class Provenance:
     def derivation(self, var: Var) -> Derivation | None:
         """Why ``var`` holds a privileged object, or ``None`` if it does not."""
         return self._derived.get(var)
+
+    def words(self, first: int, last: int) -> set[str]:
+        """The identifiers written on lines ``first`` to ``last`` (annotations included,
+        which mypy keeps no expressions of: ``Annotated[str, AfterValidator(check)]``)."""
+        text = "\n".join(self._source[first - 1 : last])
+        return set(_IDENTIFIER.findall(text))
 
     def values(self, var: Var) -> list[Expression]:
         """The expressions that flow into ``var`` in this module."""
@@ -219,6 +228,14 @@ class Provenance:
             return
         if isinstance(target, MemberExpr):
             self._note_patch(target)
+        elif (
+            isinstance(target, NameExpr)
+            and target.kind == GDEF
+            and any(first <= target.line <= last for first, last in self._function_spans)
+        ):
+            # ``global X`` then ``X = ...`` in a function rebinds a module attribute.
+            self.patched[id(target)] = f'rebinding module variable "{target.name}"'
+
         var = root_binding(target, self._checker)
         if var is not None:
             self._flows.setdefault(var, []).append(_Flow(value, value.line))
@@ -284,6 +301,7 @@ class Provenance:
         elif isinstance(node, MatchStmt):
             pending.extend(node.bodies)
         elif isinstance(node, FuncItem):
+            self._function_spans.append((node.line, node.end_line or node.line))
             for argument in node.arguments:
                 self._parameters.add(argument.variable)
                 if argument.initializer is not None:
@@ -334,8 +352,10 @@ class Provenance:
             stores = not _is_library(receiver.type.module_name, self._checker)
         if not stores:
             return
-        for argument in call.args:
-            self._add(callee.expr, argument)
+        var = root_binding(callee.expr, self._checker)
+        if var is not None:
+            flows = self._flows.setdefault(var, [])
+            flows.extend(_Flow(argument, argument.line) for argument in call.args)
 
     # -- the fixpoint -------------------------------------------------------------------------
 
@@ -380,6 +400,7 @@ class Provenance:
         return self._source[expr.line - 1][expr.column : expr.end_column]
 
 
+_IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SHOWN: Final = 60
 """Longest right-hand side a message quotes whole."""
 _TYPE_CHECKING_NAMES: Final = frozenset({"TYPE_CHECKING", "MYPY"})

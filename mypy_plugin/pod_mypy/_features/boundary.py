@@ -428,7 +428,7 @@ class _Walker:
                     found = _Finding(HOOK_BOUNDARY, text, info.line)
                     break
                 continue
-            code: list[FuncItem | TypeInfo] = []
+            code: list[FuncItem | TypeInfo] = self._named_in_body(cls)
             for symbol in cls.names.values():
                 func = function_of(symbol.node)
                 if func is not None:
@@ -454,6 +454,19 @@ class _Walker:
         if found is not None and name not in found.via[:1]:
             found = _Finding(found.code, found.text, found.line, (name, *found.via))
         self._classes[info.fullname] = found
+        return found
+
+    def _named_in_body(self, cls: TypeInfo) -> list[FuncItem | TypeInfo]:
+        """Functions of this module a class body names, also in annotations (validators in
+        ``Annotated[...]`` run when the class is built)."""
+        defn = cls.defn
+        words = self.provenance.words(defn.line, defn.end_line or defn.line)
+        found: list[FuncItem | TypeInfo] = []
+        for name, symbol in self._checker.tree.names.items():
+            if name in words and symbol.node is not cls:
+                func = function_of(symbol.node)
+                if func is not None:
+                    found.append(func)
         return found
 
     def _follow_all(
