@@ -11,8 +11,9 @@ from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Final, final
 
-from mypy.nodes import MypyFile, TypeInfo
+from mypy.nodes import Expression, MypyFile, TypeInfo
 from mypy.plugin import FunctionContext, MethodContext
+from mypy.server.subexpr import get_subexpressions
 from mypy.types import Type
 
 from ._consts import (
@@ -68,16 +69,20 @@ class Checks:
 
     def module_checked(self, file: MypyFile, modules: dict[str, MypyFile]) -> set[str]:
         """Check the hook code of ``file``; return its extra indirect dependencies."""
-        self._check_open_registrations(file, modules)
         hooks = self._collector.take(file.fullname)
+        scan = not is_library(file.fullname, modules) and open_registration.imports_pod(file)
+        if hooks is None and not scan:
+            return set()
+        # One traversal of the module serves both checks.
+        expressions = get_subexpressions(file)
+        if scan:
+            self._report_open_registrations(file, expressions)
         if hooks is None:
             return set()
-        return boundary.check_module(hooks, self._reach) - {file.fullname}
+        return boundary.check_module(hooks, self._reach, expressions) - {file.fullname}
 
-    def _check_open_registrations(self, file: MypyFile, modules: dict[str, MypyFile]) -> None:
-        if is_library(file.fullname, modules) or not open_registration.imports_pod(file):
-            return
-        found = open_registration.open_registrations(file)
+    def _report_open_registrations(self, file: MypyFile, expressions: list[Expression]) -> None:
+        found = open_registration.open_registrations(file, expressions)
         checker = self._collector.any_checker
         if not found or checker is None:
             return

@@ -135,10 +135,20 @@ def is_installed(module: str, modules: Mapping[str, MypyFile]) -> bool:
     return "site-packages" in path or "dist-packages" in path
 
 
+_LIBRARY: dict[tuple[int, str], bool] = {}
+"""Answers of :func:`is_library` (a module's place does not change while mypy runs)."""
+
+
 def is_library(module: str, modules: Mapping[str, MypyFile]) -> bool:
     """Code the host trusts as it trusts the interpreter: the standard library, installed
     packages and llm-pod itself."""
-    return is_stdlib(module) or _top(module) in HOST_PACKAGES or is_installed(module, modules)
+    key = (id(modules), module)  # per build: each build has its own modules
+    known = _LIBRARY.get(key)
+    if known is None:
+        known = _LIBRARY[key] = (
+            is_stdlib(module) or _top(module) in HOST_PACKAGES or is_installed(module, modules)
+        )
+    return known
 
 
 _ACCELERATORS: Final = {"_thread": "threading"}

@@ -31,7 +31,6 @@ from mypy.nodes import (
     Decorator,
     Expression,
     ForStmt,
-    FuncDef,
     FuncItem,
     IfStmt,
     IndexExpr,
@@ -138,6 +137,7 @@ class Provenance:
     def __init__(
         self,
         checker: TypeChecker,
+        expressions: list[Expression],
         reaches: Callable[[Type], bool],
         immutable: Callable[[Type], bool],
     ) -> None:
@@ -146,6 +146,7 @@ class Provenance:
         self._immutable = immutable
         self._flows: dict[Var, list[_Flow]] = {}
         self._derived: dict[Var, Derivation] = {}
+        self._settled: set[Var] = set()
         self.patched: dict[int, str] = {}
         """Attribute targets that rebind a module's or a class's attribute, by node identity."""
         self.decorators: dict[int, Decorator] = {}
@@ -162,10 +163,12 @@ class Provenance:
         self._source = _source_lines(checker.tree)
         self._top_lines = {statement.line for statement in checker.tree.defs}
         self._walk(checker.tree.defs)
-        self._settle()
+        self._expressions(expressions)
 
     def derivation(self, var: Var) -> Derivation | None:
         """Why ``var`` holds a privileged object, or ``None`` if it does not."""
+        if var not in self._settled:
+            self._settle(var)
         return self._derived.get(var)
 
     def words(self, first: int, last: int) -> set[str]:
@@ -198,7 +201,7 @@ class Provenance:
             open_ended = current in self._parameters or current not in self._flows
             if open_ended and not closed(current.type):
                 return current
-            pending.extend(self._sources.get(current, ()))
+            pending.extend(self._sources_of(current))
         return None
 
     def held_functions(self, var: Var) -> Iterable[FuncItem | TypeInfo]:
@@ -275,7 +278,6 @@ class Provenance:
                 pending.append(node.body)
             else:
                 self._compound(node, pending)
-            self._expressions(node)
 
     def _compound(self, node: Node, pending: list[Node]) -> None:
         """Statements that hold blocks, definitions and classes."""
@@ -320,24 +322,8 @@ class Provenance:
             self.classes.append(node.info)
             pending.append(node.defs)
 
-    def _expressions(self, node: Node) -> None:
-        """Walrus targets and calls that may store their arguments (a statement's own
-        expressions only: nested blocks are walked as statements)."""
-        if isinstance(node, Block | FuncDef | Decorator | ClassDef | OverloadedFuncDef):
-            return
-        if isinstance(node, IfStmt | WhileStmt | ForStmt | WithStmt | TryStmt | MatchStmt):
-            owned: list[Expression] = []
-            if isinstance(node, IfStmt):
-                owned = list(node.expr)
-            elif isinstance(node, WhileStmt | ForStmt):
-                owned = [node.expr]
-            elif isinstance(node, WithStmt):
-                owned = list(node.expr)
-            elif isinstance(node, MatchStmt):
-                owned = [node.subject]
-            expressions = [e for o in owned for e in (o, *get_subexpressions(o))]
-        else:
-            expressions = get_subexpressions(node)
+    def _expressions(self, expressions: Iterable[Expression]) -> None:
+        """Walrus targets, and calls that may store their arguments."""
         for expr in expressions:
             if isinstance(expr, AssignmentExpr):
                 self._add(expr.target, expr.value)
@@ -359,40 +345,66 @@ class Provenance:
 
     # -- the fixpoint -------------------------------------------------------------------------
 
-    def _settle(self) -> None:
-        direct: dict[Var, Derivation] = {}
-        sources: dict[Var, set[Var]] = {}
-        for var, flows in self._flows.items():
-            if var.type is not None and self._immutable(var.type):
-                continue  # cannot carry a reference, whatever it was built from
-            for flow in flows:
-                for expr in (flow.value, *get_subexpressions(flow.value)):
-                    if isinstance(expr, NameExpr | MemberExpr):
-                        source = root_binding(expr, self._checker)
-                        if source is not None and source is not var:
-                            sources.setdefault(var, set()).add(source)
-                    if var in direct:
-                        continue
-                    typ = self._checker.lookup_type_or_none(expr)
-                    if typ is not None and self._reaches(typ):
-                        shown = self._text(flow.value)
-                        if len(shown) > _SHOWN or "\n" in shown:
-                            shown = self._text(expr)
-                        direct[var] = Derivation(shown, expr.line)
-        self._sources = sources
-        self._derived = dict(direct)
+    def _settle(self, var: Var) -> None:
+        """Decide ``var`` and every binding it is built from, to a fixpoint over just that
+        part of the module (most bindings are never asked about)."""
+        order: list[Var] = []
+        pending = [var]
+        seen = {var}
+        while pending:
+            current = pending.pop()
+            order.append(current)
+            for source in self._sources_of(current):
+                if source not in seen and source not in self._settled:
+                    seen.add(source)
+                    pending.append(source)
+        for current in order:
+            found = self._direct(current)
+            if found is not None:
+                self._derived[current] = found
         changed = True
         while changed:
             changed = False
-            for var, names in sources.items():
-                if var in self._derived:
+            for current in order:
+                if current in self._derived or self._closed_by_type(current):
                     continue
-                for source in names:
+                for source in self._sources_of(current):
                     found = self._derived.get(source)
                     if found is not None:
-                        self._derived[var] = found
+                        self._derived[current] = found
                         changed = True
                         break
+        self._settled.update(order)
+
+    def _closed_by_type(self, var: Var) -> bool:
+        return var.type is not None and self._immutable(var.type)
+
+    def _sources_of(self, var: Var) -> set[Var]:
+        known = self._sources.get(var)
+        if known is not None:
+            return known
+        found: set[Var] = set()
+        for flow in self._flows.get(var, ()):
+            for expr in (flow.value, *get_subexpressions(flow.value)):
+                if isinstance(expr, NameExpr | MemberExpr):
+                    source = root_binding(expr, self._checker)
+                    if source is not None and source is not var:
+                        found.add(source)
+        self._sources[var] = found
+        return found
+
+    def _direct(self, var: Var) -> Derivation | None:
+        if self._closed_by_type(var):
+            return None  # cannot carry a reference, whatever it was built from
+        for flow in self._flows.get(var, ()):
+            for expr in (flow.value, *get_subexpressions(flow.value)):
+                typ = self._checker.lookup_type_or_none(expr)
+                if typ is not None and self._reaches(typ):
+                    shown = self._text(flow.value)
+                    if len(shown) > _SHOWN or "\n" in shown:
+                        shown = self._text(expr)
+                    return Derivation(shown, expr.line)
+        return None
 
     def _text(self, expr: Expression) -> str:
         if expr.end_line != expr.line or expr.end_column is None:
@@ -400,7 +412,8 @@ class Provenance:
         return self._source[expr.line - 1][expr.column : expr.end_column]
 
 
-_IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_IDENTIFIER: Final = re.compile(r"(?<![.\w])[A-Za-z_]\w*")
+"""A name as written, not an attribute (``.turn``)."""
 _SHOWN: Final = 60
 """Longest right-hand side a message quotes whole."""
 _TYPE_CHECKING_NAMES: Final = frozenset({"TYPE_CHECKING", "MYPY"})

@@ -71,6 +71,7 @@ from .._consts import (
     HOLDS,
     HOOK_BASE,
     HOOK_BOUNDARY,
+    HOOK_DECORATOR,
     HOOK_ESCAPE,
     HOOK_EVENT,
     IGNORE_IN_HOOK,
@@ -81,6 +82,7 @@ from .._consts import (
     MODULE_HAZARD,
     PRIVILEGED,
     REACHES,
+    REGISTRY_CLASS,
     UNCHECKED_MODULE,
     UNKNOWN_BINDING,
     UNVERIFIABLE_CODE,
@@ -91,7 +93,7 @@ from .._hooks import HookSite, ModuleHooks
 from .._origin import HOST_PACKAGES, hook_may_use, is_library, is_stdlib
 from .._provenance import Provenance
 from .._reach import Reach
-from .._report import HookEntry, Status, fail, record_hook
+from .._report import HookEntry, Status, active, fail, record_hook
 from .escapes import HARMLESS_ANY as _HARMLESS_ANY
 from .escapes import escape
 from .immutability import is_deeply_immutable
@@ -128,7 +130,7 @@ def missing_library_names(modules: dict[str, MypyFile]) -> list[str]:
     return missing
 
 
-def check_module(hooks: ModuleHooks, reach: Reach) -> set[str]:
+def check_module(hooks: ModuleHooks, reach: Reach, expressions: list[Expression]) -> set[str]:
     """Report problems in the hook code of one checked module.
 
     Returns:
@@ -152,7 +154,7 @@ def check_module(hooks: ModuleHooks, reach: Reach) -> set[str]:
             record_hook(_entry(checker, site, "unverifiable", UNCHECKED_MODULE))
         return set()
     reach.start_module()
-    walker = _Walker(checker, reach, hooks.sites.values())
+    walker = _Walker(checker, reach, hooks.sites.values(), expressions)
     for line, _ in walker.provenance.top_level_hazards:
         fail(checker, MODULE_HAZARD, Context(line=line), HOOK_ESCAPE)
     for var, context in hooks.hook_variables:
@@ -175,7 +177,13 @@ def check_module(hooks: ModuleHooks, reach: Reach) -> set[str]:
 
 @final
 class _Walker:
-    def __init__(self, checker: TypeChecker, reach: Reach, sites: Iterable[HookSite]) -> None:
+    def __init__(
+        self,
+        checker: TypeChecker,
+        reach: Reach,
+        sites: Iterable[HookSite],
+        expressions: list[Expression],
+    ) -> None:
         self._checker = checker
         self._reach = reach
         self._module = checker.tree.fullname
@@ -185,7 +193,9 @@ class _Walker:
         self._site_classes = {
             site.node.fullname for site in sites if isinstance(site.node, TypeInfo)
         }
-        self.provenance = Provenance(checker, self._reaches_privileged, is_deeply_immutable)
+        self.provenance = Provenance(
+            checker, expressions, self._reaches_privileged, is_deeply_immutable
+        )
         self.findings = 0
         self.verdicts: dict[int, int] = {}
         """Findings per hook site (by node identity): 0 means verified."""
@@ -245,7 +255,21 @@ class _Walker:
         """A decorator runs before the hook is registered and may replace it: its code is
         hook code (``@registry.on``/``@hook`` themselves are llm-pod's, and harmless)."""
         for decorator in decorators:
+            if self._registers(decorator):
+                continue
             self._check_expressions(site, [decorator, *get_subexpressions(decorator)], (0, 0))
+
+    def _registers(self, decorator: Expression) -> bool:
+        """``@registry.on(EVENT)`` or ``@hook(EVENT)``: llm-pod's own, harmless."""
+        if not isinstance(decorator, CallExpr):
+            return False
+        callee = decorator.callee
+        if isinstance(callee, RefExpr) and callee.fullname == HOOK_DECORATOR:
+            return True
+        if not isinstance(callee, MemberExpr) or callee.name != "on":
+            return False
+        owner = class_of(self._checker.lookup_type_or_none(callee.expr))
+        return owner is not None and owner.fullname == REGISTRY_CLASS
 
     def _check_hazards(self, site: HookSite, span: tuple[int, int]) -> None:
         for line, kind in self.provenance.hazards:
@@ -287,6 +311,11 @@ class _Walker:
         if isinstance(expr, NameExpr) and expr.is_inferred_def:
             return None  # ``x = value``: x has the type of value, which is checked itself
         typ = self._type(expr)
+        if _is_local(expr, hook_span):
+            # The hook's own variable: what flows into it is checked where it flows in;
+            # only a declared type (``kept: Worker | None = None``) is new here.
+            text = self._reaches(typ) if typ is not None else None
+            return _Finding(HOOK_BOUNDARY, text, expr.line) if text is not None else None
         what = escape(expr, typ) or self._unlisted_stdlib(expr) or _module_value(expr, typ)
         if what is not None:
             return _Finding(HOOK_ESCAPE, ESCAPE.format(what=what), expr.line)
@@ -631,7 +660,7 @@ class _Walker:
 
 
 def _entry(checker: TypeChecker, site: HookSite, status: Status, why: str) -> HookEntry:
-    event = event_name(hook_input(site.node, checker), checker.modules)
+    event = event_name(hook_input(site.node, checker), checker.modules) if active() else "?"
     return HookEntry(checker.path, site.first_line, event, site.name, status, why)
 
 
@@ -652,6 +681,12 @@ def _module_value(expr: Expression, typ: Type | None) -> str | None:
     if isinstance(expr, RefExpr) and isinstance(expr.node, MypyFile):
         return None
     return "a module object held in a value"
+
+
+def _is_local(expr: Expression, span: tuple[int, int]) -> bool:
+    if not isinstance(expr, NameExpr) or expr.kind != LDEF or not isinstance(expr.node, Var):
+        return False
+    return span[0] <= expr.node.line <= span[1]
 
 
 def _is_any(typ: Type) -> bool:

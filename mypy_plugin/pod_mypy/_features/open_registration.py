@@ -14,7 +14,7 @@ type map), so it also runs for modules that register nothing.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, cast
 
 from mypy.nodes import (
     ARG_POS,
@@ -31,7 +31,6 @@ from mypy.nodes import (
     RefExpr,
     Var,
 )
-from mypy.server.subexpr import get_subexpressions
 from mypy.types import AnyType, CallableType, Instance, Type, get_proper_type
 
 from .._consts import REGISTRY_CLASS
@@ -84,19 +83,26 @@ def _registry_value(expr: Expression) -> bool:
     return isinstance(expr, RefExpr) and isinstance(expr.node, Var) and _is_registry(expr.node.type)
 
 
-def open_registrations(file: MypyFile) -> list[tuple[int, int, str]]:
-    """``(line, column, message)`` for every registration the plugin could not see."""
+def open_registrations(file: MypyFile, expressions: list[Expression]) -> list[tuple[int, int, str]]:
+    """``(line, column, message)`` for every registration the plugin could not see, given
+    every expression of the module."""
     found: list[tuple[int, int, str]] = []
-    expressions = get_subexpressions(file)
-    callees = {id(expr.callee) for expr in expressions if isinstance(expr, CallExpr)}
+    members: list[MemberExpr] = []
+    callees: set[int] = set()
     for expr in expressions:
-        if isinstance(expr, MemberExpr) and expr.name == "on" and id(expr) not in callees:
-            if _registry_value(expr.expr):
-                found.append((expr.line, expr.column, ALIASED))
-        elif isinstance(expr, CastExpr) and _registry_value(expr.expr):
+        kind = type(expr)
+        if kind is MemberExpr:
+            if cast(MemberExpr, expr).name == "on":
+                members.append(cast(MemberExpr, expr))
+        elif kind is CallExpr:
+            call = cast(CallExpr, expr)
+            callees.add(id(call.callee))
+            found.extend(_call(call))
+        elif kind is CastExpr and _registry_value(cast(CastExpr, expr).expr):
             found.append((expr.line, expr.column, HIDDEN.format(how="cast to another type")))
-        elif isinstance(expr, CallExpr):
-            found.extend(_call(expr))
+    for member in members:
+        if id(member) not in callees and _registry_value(member.expr):
+            found.append((member.line, member.column, ALIASED))
     for statement in _assignments(file):
         target = statement.lvalues[0] if len(statement.lvalues) == 1 else None
         if (
@@ -111,11 +117,11 @@ def open_registrations(file: MypyFile) -> list[tuple[int, int, str]]:
 
 
 def _call(call: CallExpr) -> list[tuple[int, int, str]]:
+    if not any(_registry_value(argument) for argument in call.args):
+        return []
     callee = call.callee
     if isinstance(callee, RefExpr) and callee.fullname == "builtins.getattr":
-        if call.args and _registry_value(call.args[0]):
-            return [(call.line, call.column, REFLECTED)]
-        return []
+        return [(call.line, call.column, REFLECTED)] if _registry_value(call.args[0]) else []
     signature = _signature(callee)
     if signature is None:
         return []

@@ -69,7 +69,7 @@ from .._consts import (
 from .._defs import definition, event_name, instance_class
 from .._hooks import Collector, HookSite, ModuleHooks
 from .._origin import HOST_PACKAGES, is_installed
-from .._report import HookEntry, record_hook
+from .._report import HookEntry, active, record_hook
 
 __all__ = ["on_class_defined", "on_decorator_applied", "on_registration"]
 
@@ -180,7 +180,7 @@ def _declared(
 ) -> None:
     """A registration of hook code checked elsewhere, or not checkable: into the report."""
     checker = hooks.checker
-    shown_event = event_name(event[0] if event else None, checker.modules)
+    shown_event = event_name(event[0] if event else None, checker.modules) if active() else "?"
     if problem is None:
         why = "checked where it is declared"
         record_hook(HookEntry(checker.path, context.line, shown_event, name, "verified", why))
