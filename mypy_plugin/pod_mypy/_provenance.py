@@ -23,6 +23,7 @@ from typing import Final, NamedTuple, final
 from mypy.checker import TypeChecker
 from mypy.nodes import (
     GDEF,
+    AssertStmt,
     AssignmentExpr,
     AssignmentStmt,
     Block,
@@ -30,9 +31,13 @@ from mypy.nodes import (
     ClassDef,
     Decorator,
     Expression,
+    ExpressionStmt,
     ForStmt,
     FuncItem,
     IfStmt,
+    Import,
+    ImportAll,
+    ImportFrom,
     IndexExpr,
     LambdaExpr,
     ListExpr,
@@ -43,7 +48,10 @@ from mypy.nodes import (
     Node,
     OperatorAssignmentStmt,
     OverloadedFuncDef,
+    PassStmt,
+    RaiseStmt,
     RefExpr,
+    ReturnStmt,
     StarExpr,
     Statement,
     TryStmt,
@@ -57,6 +65,7 @@ from mypy.server.subexpr import get_subexpressions
 from mypy.types import Instance, Type, get_proper_type
 
 from ._defs import class_of, function_of
+from ._origin import is_library
 
 __all__ = ["Derivation", "Provenance", "root_binding"]
 
@@ -160,13 +169,20 @@ class Provenance:
         self._sources: dict[Var, set[Var]] = {}
         self._parameters: set[Var] = set()
         self._function_spans: list[tuple[int, int]] = []
-        self._source = _source_lines(checker.tree)
+        self._source_cache: list[str] | None = None
         self._top_lines = {statement.line for statement in checker.tree.defs}
         self._walk(checker.tree.defs)
-        self._expressions(expressions)
+        self._calls_pending: list[Expression] | None = expressions
+        """Calls that may store into a binding: read on the first question about flows."""
+
+    def _complete(self) -> None:
+        if self._calls_pending is not None:
+            expressions, self._calls_pending = self._calls_pending, None
+            self._expressions(expressions)
 
     def derivation(self, var: Var) -> Derivation | None:
         """Why ``var`` holds a privileged object, or ``None`` if it does not."""
+        self._complete()
         if var not in self._settled:
             self._settle(var)
         return self._derived.get(var)
@@ -179,16 +195,19 @@ class Provenance:
 
     def values(self, var: Var) -> list[Expression]:
         """The expressions that flow into ``var`` in this module."""
+        self._complete()
         return [flow.value for flow in self._flows.get(var, ())]
 
     def knows(self, var: Var) -> bool:
         """Whether some value flows into ``var`` in this module."""
+        self._complete()
         return var in self._flows
 
     def unknown_source(self, var: Var, closed: Callable[[Type | None], bool]) -> Var | None:
         """A binding ``var`` may hold the value of, whose provenance is not known (a
         parameter, a variable nothing is assigned to in this module) and whose type is not
         closed; ``None`` when every source is known."""
+        self._complete()
         seen: set[Var] = set()
         pending = [var]
         while pending:
@@ -207,6 +226,7 @@ class Provenance:
     def held_functions(self, var: Var) -> Iterable[FuncItem | TypeInfo]:
         """The functions, lambdas and classes of this module the values of ``var`` may hold
         or run (each one is code hook code may run when it uses ``var``)."""
+        self._complete()
         for flow in self._flows.get(var, ()):
             for expr in (flow.value, *get_subexpressions(flow.value)):
                 if isinstance(expr, LambdaExpr):
@@ -261,6 +281,8 @@ class Provenance:
         pending: list[Node] = list(statements)
         while pending:
             node = pending.pop()
+            if type(node) in _LEAVES:
+                continue
             if isinstance(node, AssignmentStmt):
                 for lvalue in node.lvalues:
                     self._add(lvalue, node.rvalue)
@@ -406,6 +428,12 @@ class Provenance:
                     return Derivation(shown, expr.line)
         return None
 
+    @property
+    def _source(self) -> list[str]:
+        if self._source_cache is None:
+            self._source_cache = _source_lines(self._checker.tree)
+        return self._source_cache
+
     def _text(self, expr: Expression) -> str:
         if expr.end_line != expr.line or expr.end_column is None:
             return self._source[expr.line - 1].strip() if expr.line <= len(self._source) else "?"
@@ -414,6 +442,10 @@ class Provenance:
 
 _IDENTIFIER: Final = re.compile(r"(?<![.\w])[A-Za-z_]\w*")
 """A name as written, not an attribute (``.turn``)."""
+_LEAVES: Final = frozenset(
+    {ExpressionStmt, ReturnStmt, PassStmt, RaiseStmt, AssertStmt, Import, ImportFrom, ImportAll}
+)
+"""Statements that bind nothing and hold no block (their calls are read separately)."""
 _SHOWN: Final = 60
 """Longest right-hand side a message quotes whole."""
 _TYPE_CHECKING_NAMES: Final = frozenset({"TYPE_CHECKING", "MYPY"})
@@ -435,6 +467,4 @@ def _source_lines(tree: MypyFile) -> list[str]:
 
 
 def _is_library(module: str, checker: TypeChecker) -> bool:
-    from ._origin import is_library
-
     return is_library(module, checker.modules)
