@@ -118,6 +118,48 @@ ESCAPE_CALLABLES: Final = frozenset(
     }
 )
 """Functions that reach objects by name or through the interpreter's state."""
+PROCESS_WIDE_CALLS: Final = frozenset(
+    {
+        "atexit.register",
+        "sys.addaudithook",
+        "sys.settrace",
+        "sys.setprofile",
+        "sys.set_asyncgen_hooks",
+        "threading.settrace",
+        "threading.setprofile",
+        "threading.settrace_all_threads",
+        "threading.setprofile_all_threads",
+        "signal.signal",
+        "copyreg.pickle",
+        "codecs.register",
+        "faulthandler.register",
+        "logging.setLoggerClass",
+        "logging.setLogRecordFactory",
+        "asyncio.set_event_loop_policy",
+        "asyncio.events.set_event_loop_policy",
+        "os.register_at_fork",
+        "posix.register_at_fork",
+        "_signal.signal",
+        "_thread.settrace",
+    }
+)
+"""Functions that install a process-wide callback: not allowed in a module with hook code."""
+PROCESS_WIDE_METHODS: Final = frozenset(
+    {
+        "addHandler",
+        "addFilter",
+        "set_exception_handler",
+        "set_task_factory",
+        "append",
+        "insert",
+        "extend",
+        "__setitem__",
+        "update",
+    }
+)
+"""Methods that install one on a logger, handler or loop, or change an interpreter list."""
+PROCESS_WIDE_LISTS: Final = frozenset({"sys.meta_path", "sys.path_hooks", "sys.modules"})
+"""Interpreter tables that decide what imports and runs."""
 ESCAPE_MODULES: Final = frozenset({"gc", "ctypes"})
 """Modules that reach any live object (their submodules too)."""
 ESCAPE_ATTRIBUTES: Final = frozenset(
@@ -226,6 +268,9 @@ HAZARDS: Final = {
     "unreachable": "code that mypy treats as unreachable",
     "type_checking": "a TYPE_CHECKING condition (mypy checks only one of its branches)",
 }
+MODULE_FORBIDS: Final = (
+    "{what} is not allowed in a module with hook code (setup code there is checked too)"
+)
 MODULE_HAZARD: Final = (
     "a TYPE_CHECKING split with an else branch is not allowed in a module with hook code: "
     "mypy and the run would see different bindings"

@@ -64,6 +64,7 @@ from mypy.nodes import (
 from mypy.server.subexpr import get_subexpressions
 from mypy.types import Instance, Type, get_proper_type
 
+from ._consts import MODULE_HAZARD, PROCESS_WIDE_LISTS
 from ._defs import class_of, function_of
 from ._origin import is_library
 
@@ -165,7 +166,8 @@ class Provenance:
         self.hazards: list[tuple[int, str]] = []
         """Lines where mypy's view and the run differ (unreachable blocks, TYPE_CHECKING)."""
         self.top_level_hazards: list[tuple[int, str]] = []
-        """The same at module level (a TYPE_CHECKING split that binds names at run time)."""
+        """What a module with hook code may not do anywhere: a TYPE_CHECKING split that binds
+        names at run time, patching another module, installing process-wide callbacks."""
         self._sources: dict[Var, set[Var]] = {}
         self._parameters: set[Var] = set()
         self._function_spans: list[tuple[int, int]] = []
@@ -249,6 +251,9 @@ class Provenance:
         if isinstance(target, StarExpr):
             self._add(target.expr, value)
             return
+        base = target.base if isinstance(target, IndexExpr) else None
+        if isinstance(base, RefExpr) and base.fullname in PROCESS_WIDE_LISTS:
+            self.top_level_hazards.append((target.line, f"changing {base.fullname}"))
         if isinstance(target, MemberExpr):
             self._note_patch(target)
         elif (
@@ -272,6 +277,15 @@ class Provenance:
             what = f'class "{base.node.name}"'
         if what:
             self.patched[id(target)] = f'assigning attribute "{target.name}" of {what}'
+            assert isinstance(base, RefExpr)
+            owner = base.node.fullname if isinstance(base.node, MypyFile) else ""
+            if isinstance(base.node, TypeInfo):
+                owner = base.node.module_name
+            if owner != self._checker.tree.fullname:
+                # Setup code may patch its own module, never another one.
+                self.top_level_hazards.append(
+                    (target.line, f'assigning attribute "{target.name}" of {what}')
+                )
             return
         typ = get_proper_type(self._checker.lookup_type_or_none(base))
         if typ is not None and not isinstance(typ, Instance) and class_of(typ) is not None:
@@ -311,7 +325,7 @@ class Provenance:
             if any(_names_type_checking(e) for e in node.expr):
                 self.hazards.append((node.line, "type_checking"))
                 if node.else_body is not None and node.line in self._top_lines:
-                    self.top_level_hazards.append((node.line, "type_checking"))
+                    self.top_level_hazards.append((node.line, MODULE_HAZARD))
             pending.extend(node.body)
             if node.else_body is not None:
                 pending.append(node.else_body)

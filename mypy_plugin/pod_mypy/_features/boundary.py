@@ -79,8 +79,12 @@ from .._consts import (
     IN_HOOK,
     IS_PRIVILEGED,
     MISSING_LIBRARY_NAME,
+    MODULE_FORBIDS,
     MODULE_HAZARD,
     PRIVILEGED,
+    PROCESS_WIDE_CALLS,
+    PROCESS_WIDE_LISTS,
+    PROCESS_WIDE_METHODS,
     REACHES,
     REGISTRY_CLASS,
     UNCHECKED_MODULE,
@@ -102,6 +106,7 @@ __all__ = ["check_module", "missing_library_names"]
 
 _Span: TypeAlias = tuple[int, int, int, int]
 
+_INSTALLER_OWNERS: Final = frozenset({"logging", "asyncio"})
 _CONSTRUCTORS: Final = frozenset({"__init__", "__new__", "__post_init__"})
 _LITERALS = (StrExpr, BytesExpr, IntExpr, FloatExpr, ComplexExpr, EllipsisExpr)
 
@@ -155,8 +160,13 @@ def check_module(hooks: ModuleHooks, reach: Reach, expressions: list[Expression]
         return set()
     reach.start_module()
     walker = _Walker(checker, reach, hooks.sites.values(), expressions)
-    for line, _ in walker.provenance.top_level_hazards:
-        fail(checker, MODULE_HAZARD, Context(line=line), HOOK_ESCAPE)
+    hazards = [*walker.provenance.top_level_hazards, *_process_wide(expressions, checker)]
+    spans = [(site.first_line, site.last_line) for site in hooks.sites.values()]
+    for line, what in sorted(hazards):
+        if any(first <= line <= last for first, last in spans):
+            continue  # in hook code: reported there, as hook code
+        message = what if what == MODULE_HAZARD else MODULE_FORBIDS.format(what=what)
+        fail(checker, message, Context(line=line), HOOK_ESCAPE)
     for var, context in hooks.hook_variables:
         problem = walker.hook_variable_problem(var)
         if problem is not None:
@@ -662,6 +672,26 @@ class _Walker:
 def _entry(checker: TypeChecker, site: HookSite, status: Status, why: str) -> HookEntry:
     event = event_name(hook_input(site.node, checker), checker.modules) if active() else "?"
     return HookEntry(checker.path, site.first_line, event, site.name, status, why)
+
+
+def _process_wide(expressions: list[Expression], checker: TypeChecker) -> list[tuple[int, str]]:
+    """Calls that install a process-wide callback or hook (``atexit.register``, a logging
+    handler, an import finder...): they would run code the plugin never sees as hook code."""
+    found: list[tuple[int, str]] = []
+    for expr in expressions:
+        if not isinstance(expr, CallExpr) or not isinstance(expr.callee, RefExpr):
+            continue
+        callee = expr.callee
+        if callee.fullname in PROCESS_WIDE_CALLS:
+            found.append((expr.line, f"calling {callee.fullname}()"))
+        elif isinstance(callee, MemberExpr) and callee.name in PROCESS_WIDE_METHODS:
+            if isinstance(callee.expr, RefExpr) and callee.expr.fullname in PROCESS_WIDE_LISTS:
+                found.append((expr.line, f"changing {callee.expr.fullname}"))
+                continue
+            owner = class_of(checker.lookup_type_or_none(callee.expr))
+            if owner is not None and owner.module_name.partition(".")[0] in _INSTALLER_OWNERS:
+                found.append((expr.line, f"calling {owner.name}.{callee.name}()"))
+    return found
 
 
 def _builds_hook(value: Expression) -> bool:
