@@ -248,12 +248,16 @@ HELPER_REACHES: Final = 'hook "{hook}" calls "{helper}", where {problem} (line {
 HOLDS: Final = '"{name}" holds a value derived from a privileged object: {origin} (line {line})'
 UNKNOWN_BINDING: Final = (
     'cannot tell what "{name}" holds: {source} (line {line}) has type {type}, which could '
-    "hold anything; give it a deeply immutable or closed type, or bind it to a function of "
-    "this module"
+    "hold anything (a class with methods: any subclass of it, unless it is @final); give it "
+    "a deeply immutable or closed type, or bind it to a function of this module"
 )
 IMPORTED_OPEN: Final = (
     '"{name}" of module "{module}" has type {type}, which could hold anything: hook code may '
     "use another module's values only when their type is deeply immutable or closed"
+)
+HIDDEN_OVERRIDE: Final = (
+    'cannot verify what a "{name}" runs: its subclass "{sub}" in module "{module}" has methods '
+    "the plugin cannot see from here; mark {name} @final, or define {sub} in this module"
 )
 UNVERIFIABLE_CODE: Final = (
     'cannot verify "{name}" of module "{module}": hook code may run only code of its own '

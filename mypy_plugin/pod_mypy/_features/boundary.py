@@ -68,6 +68,7 @@ from .._consts import (
     ESCAPE,
     HAZARDS,
     HELPER_REACHES,
+    HIDDEN_OVERRIDE,
     HOLDS,
     HOOK_BASE,
     HOOK_BOUNDARY,
@@ -200,6 +201,7 @@ class _Walker:
         self._helpers: dict[int, _Finding | None] = {}
         self._classes: dict[str, _Finding | None] = {}
         self._closed_memo: dict[str, bool] = {}
+        self._subclasses: dict[str, list[TypeInfo]] | None = None
         self._site_classes = {
             site.node.fullname for site in sites if isinstance(site.node, TypeInfo)
         }
@@ -452,6 +454,13 @@ class _Walker:
         if info.fullname in self._classes:
             return self._classes[info.fullname]
         self._classes[info.fullname] = None  # recursion ends here
+        hidden = self._hidden_override(info)
+        if hidden is not None:
+            text = HIDDEN_OVERRIDE.format(
+                name=info.name, sub=hidden.name, module=hidden.module_name
+            )
+            self._classes[info.fullname] = _Finding(HOOK_BOUNDARY, text, info.line)
+            return self._classes[info.fullname]
         related = [
             base for base in info.mro if not is_library(base.module_name, self._checker.modules)
         ]
@@ -577,8 +586,33 @@ class _Walker:
 
     def _closed(self, typ: Type | None) -> bool:
         """Whether values of ``typ`` can only hold what the type shows: no ``Any``,
-        ``object``, Protocol, callable, type variable or class object inside."""
-        return _closed(typ, self._checker.modules, self._closed_memo)
+        ``object``, Protocol, callable, type variable or class object inside, and no class
+        another module subclasses with code of its own (the value may be one of those)."""
+        if not _closed(typ, self._checker.modules, self._closed_memo):
+            return False
+        return all(self._sealed(info) for info in _classes_in(typ))
+
+    def _sealed(self, info: TypeInfo) -> bool:
+        """Whether a value typed ``info`` runs only code the plugin can see: a class of the
+        project with methods may be subclassed in a module checked later (unless
+        ``@final``); a library class, in a module checked earlier."""
+        if info.is_final:
+            return True
+        if not is_library(info.module_name, self._checker.modules) and not self._pure_data(info):
+            return False
+        return self._hidden_override(info) is None
+
+    def _hidden_override(self, info: TypeInfo) -> TypeInfo | None:
+        """A subclass of ``info`` in another module of the project that has methods of its
+        own: a value typed ``info`` may be one, and run code the plugin cannot see."""
+        if info.is_final:
+            return None
+        if self._subclasses is None:
+            self._subclasses = _project_subclasses(self._checker.modules, self._module)
+        for sub in self._subclasses.get(info.fullname, ()):
+            if not self._pure_data(sub):
+                return sub
+        return None
 
     def _pure_data(self, info: TypeInfo, *, built: bool = False) -> bool:
         """A class of another project module whose code is only generated (a dataclass,
@@ -755,6 +789,31 @@ def _function_module(func: FuncItem) -> str:
     if isinstance(func, FuncDef) and func.info is not FUNC_NO_INFO:
         return func.info.module_name
     return func.fullname.rpartition(".")[0] if isinstance(func, FuncDef) else ""
+
+
+def _classes_in(typ: Type | None) -> list[TypeInfo]:
+    """The classes of the instances a value of ``typ`` may be (type arguments included)."""
+    proper = get_proper_type(typ)
+    if isinstance(proper, UnionType | TupleType):
+        return [info for item in proper.items for info in _classes_in(item)]
+    if isinstance(proper, Instance):
+        return [proper.type, *(info for arg in proper.args for info in _classes_in(arg))]
+    return []
+
+
+def _project_subclasses(modules: dict[str, MypyFile], here: str) -> dict[str, list[TypeInfo]]:
+    """Every class of the project's other modules analysed so far, under each of its bases."""
+    index: dict[str, list[TypeInfo]] = {}
+    for name, module in modules.items():
+        if name == here or is_library(name, modules):
+            continue
+        for symbol in module.names.values():
+            info = symbol.node
+            if not isinstance(info, TypeInfo) or info.module_name != name:
+                continue
+            for base in info.mro[1:]:
+                index.setdefault(base.fullname, []).append(info)
+    return index
 
 
 def _closed(typ: Type | None, modules: dict[str, MypyFile], memo: dict[str, bool]) -> bool:
