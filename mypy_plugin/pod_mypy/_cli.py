@@ -77,15 +77,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"pod_mypy: error: {error}", file=sys.stderr)
         return 2
-    if arguments.json:
-        document = {
-            "version": __version__,
-            "hooks": [asdict(entry) for entry in report.hooks],
-            "findings": [asdict(finding) for finding in report.findings],
-        }
-        print(json.dumps(document, indent=2))
-    else:
-        _print_text(report)
+    try:
+        if arguments.json:
+            document = {
+                "version": __version__,
+                "hooks": [asdict(entry) for entry in report.hooks],
+                "findings": [asdict(finding) for finding in report.findings],
+            }
+            print(json.dumps(document, indent=2))
+        else:
+            _print_text(report)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader stopped early (`| head`): not an error of ours.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 1 if report.findings else 0
 
 
