@@ -168,6 +168,7 @@ class Provenance:
         self.top_level_hazards: list[tuple[int, str]] = []
         """What a module with hook code may not do anywhere: a TYPE_CHECKING split that binds
         names at run time, patching another module, installing process-wide callbacks."""
+        self._attached: dict[int, list[Expression | FuncItem]] = {}
         self._sources: dict[Var, set[Var]] = {}
         self._parameters: set[Var] = set()
         self._function_spans: list[tuple[int, int]] = []
@@ -230,16 +231,17 @@ class Provenance:
         or run (each one is code hook code may run when it uses ``var``)."""
         self._complete()
         for flow in self._flows.get(var, ()):
-            for expr in (flow.value, *get_subexpressions(flow.value)):
-                if isinstance(expr, LambdaExpr):
-                    yield expr
-                elif isinstance(expr, RefExpr):
-                    if isinstance(expr.node, TypeInfo):
-                        yield expr.node
-                    else:
-                        func = function_of(expr.node)
-                        if func is not None:
-                            yield func
+            yield from _code_in(flow.value)
+
+    def attached(self, function: FuncItem) -> Iterable[FuncItem | TypeInfo]:
+        """The code given to an attribute of ``function`` (``@f.register``,
+        ``f.register(int, impl)``): a ``functools.singledispatch`` function runs it."""
+        self._complete()
+        for value in self._attached.get(id(function), ()):
+            if isinstance(value, FuncItem):
+                yield value
+            else:
+                yield from _code_in(value)
 
     # -- the pass -------------------------------------------------------------------------
 
@@ -290,6 +292,20 @@ class Provenance:
         typ = get_proper_type(self._checker.lookup_type_or_none(base))
         if typ is not None and not isinstance(typ, Instance) and class_of(typ) is not None:
             self.patched[id(target)] = f'assigning attribute "{target.name}" of a class'
+
+    def _attach(self, receiver: Expression, value: Expression | FuncItem) -> None:
+        """Record ``value`` as code of the function an attribute chain starts from
+        (``f.register`` in ``@f.register(int)`` or ``f.register(int, impl)``)."""
+        while isinstance(receiver, CallExpr | MemberExpr):
+            if isinstance(receiver, CallExpr):
+                receiver = receiver.callee
+                continue
+            if isinstance(receiver.expr, RefExpr):
+                owner = function_of(receiver.expr.node)
+                if owner is not None and owner is not value:
+                    self._attached.setdefault(id(owner), []).append(value)
+                return
+            receiver = receiver.expr
 
     def _walk(self, statements: Iterable[Statement]) -> None:
         pending: list[Node] = list(statements)
@@ -349,6 +365,8 @@ class Provenance:
             pending.append(node.body)
         elif isinstance(node, Decorator):
             self.decorators[id(node.func)] = node
+            for decorator in node.decorators:
+                self._attach(decorator, node.func)
             pending.append(node.func)
         elif isinstance(node, OverloadedFuncDef):
             pending.extend(node.items)
@@ -365,6 +383,11 @@ class Provenance:
                 self._add(expr.target, expr.value)
             elif isinstance(expr, CallExpr) and isinstance(expr.callee, MemberExpr):
                 self._call(expr, expr.callee)
+                for argument in expr.args:
+                    self._attach(expr.callee, argument)
+            elif isinstance(expr, CallExpr) and isinstance(expr.callee, CallExpr):
+                for argument in expr.args:
+                    self._attach(expr.callee, argument)
 
     def _call(self, call: CallExpr, callee: MemberExpr) -> None:
         receiver = get_proper_type(self._checker.lookup_type_or_none(callee.expr))
@@ -463,6 +486,20 @@ _LEAVES: Final = frozenset(
 _SHOWN: Final = 60
 """Longest right-hand side a message quotes whole."""
 _TYPE_CHECKING_NAMES: Final = frozenset({"TYPE_CHECKING", "MYPY"})
+
+
+def _code_in(value: Expression) -> Iterable[FuncItem | TypeInfo]:
+    """The functions, lambdas and classes an expression names or holds."""
+    for expr in (value, *get_subexpressions(value)):
+        if isinstance(expr, LambdaExpr):
+            yield expr
+        elif isinstance(expr, RefExpr):
+            if isinstance(expr.node, TypeInfo):
+                yield expr.node
+            else:
+                func = function_of(expr.node)
+                if func is not None:
+                    yield func
 
 
 def _names_type_checking(expr: Expression) -> bool:

@@ -108,7 +108,10 @@ __all__ = ["check_module", "missing_library_names"]
 _Span: TypeAlias = tuple[int, int, int, int]
 
 _INSTALLER_OWNERS: Final = frozenset({"logging", "asyncio"})
-_CONSTRUCTORS: Final = frozenset({"__init__", "__new__", "__post_init__"})
+_SETUP_METHODS: Final = frozenset(
+    {"__init__", "__new__", "__post_init__", "__init_subclass__", "__set_name__"}
+)
+"""Methods of a hook class that run before it is registered: setup code."""
 _LITERALS = (StrExpr, BytesExpr, IntExpr, FloatExpr, ComplexExpr, EllipsisExpr)
 
 
@@ -234,6 +237,7 @@ class _Walker:
     def _check_site(self, site: HookSite) -> None:
         if isinstance(site.node, TypeInfo):
             self._check_class_site(site, site.node)
+            self._check_engine_methods(site, site.node)
             call = _own_call(site.node)
             if call is None:
                 self._check_call_binding(site, site.node)
@@ -288,6 +292,35 @@ class _Walker:
             if span[0] <= line <= span[1]:
                 text = ESCAPE.format(what=HAZARDS[kind])
                 self._report(site, _Finding(HOOK_ESCAPE, text, line), Context(line=line))
+
+    def _check_engine_methods(self, site: HookSite, info: TypeInfo) -> None:
+        """The engine holds the hook object and may run more than its ``__call__``: it
+        reads attributes (``__getattr__`` answers ``__pod_event__`` on a plain object),
+        compares, hashes, prints and drops it. Every method of a plain class, and every
+        dunder of a ``Hook`` subclass, is hook code; constructors are setup code."""
+        is_hook_class = info.has_base(HOOK_BASE)
+        code: list[FuncItem | TypeInfo] = []
+        for base in info.mro:
+            if base.fullname == HOOK_BASE or is_library(base.module_name, self._checker.modules):
+                continue
+            if base.module_name != self._module:
+                if not base.has_base(HOOK_BASE) and not self._pure_data(base):
+                    # (a Hook subclass of another module is checked there)
+                    text = UNVERIFIABLE_CODE.format(name=base.name, module=base.module_name)
+                    self._report(site, _Finding(HOOK_BOUNDARY, text, info.line), info.defn)
+                    return
+                continue
+            for name, symbol in base.names.items():
+                if name in _SETUP_METHODS or name == "__call__":
+                    continue
+                if is_hook_class and not (name.startswith("__") and name.endswith("__")):
+                    continue
+                func = function_of(symbol.node)
+                if func is not None:
+                    code.append(func)
+        finding = self._follow_all(code, (0, 0), None)
+        if finding is not None:
+            self._report(site, finding, info.defn)
 
     def _check_call_binding(self, site: HookSite, info: TypeInfo) -> None:
         """A hook class whose ``__call__`` is not a method of this module: a function bound
@@ -425,7 +458,7 @@ class _Walker:
         if target.module != self._module:
             if is_library(target.module, self._checker.modules):
                 return None
-            if isinstance(target.node, TypeInfo) and self._pure_data(target.node, built=True):
+            if isinstance(target.node, TypeInfo) and self._pure_data(target.node):
                 return None
             text = UNVERIFIABLE_CODE.format(name=target.name, module=target.module)
             return _Finding(HOOK_BOUNDARY, text, expr.line)
@@ -565,6 +598,9 @@ class _Walker:
                 for expr in (decorator, *get_subexpressions(decorator)):
                     found = found or self._finding(expr, (0, 0))
         if found is None:
+            # ``@f.register`` implementations of a ``functools.singledispatch`` ``f``.
+            found = self._follow_all(self.provenance.attached(function), (0, 0), None)
+        if found is None:
             for line, kind in self.provenance.hazards:
                 if span[0] <= line <= span[1]:
                     found = _Finding(HOOK_ESCAPE, ESCAPE.format(what=HAZARDS[kind]), line)
@@ -614,16 +650,16 @@ class _Walker:
                 return sub
         return None
 
-    def _pure_data(self, info: TypeInfo, *, built: bool = False) -> bool:
+    def _pure_data(self, info: TypeInfo) -> bool:
         """A class of another project module whose code is only generated (a dataclass,
-        NamedTuple or pydantic model without methods) and whose fields are closed. An
-        existing instance runs no constructor, so unless ``built`` those do not count."""
+        NamedTuple or pydantic model without methods) and whose fields are closed. Its
+        constructors count even for an existing instance: ``dataclasses.replace`` runs
+        ``__init__``, ``copy.copy`` runs ``__new__``, and a subclass of this module runs
+        them through ``super()``."""
         for base in info.mro:
             if is_library(base.module_name, self._checker.modules):
                 continue
-            for name, symbol in base.names.items():
-                if not built and name in _CONSTRUCTORS:
-                    continue
+            for symbol in base.names.values():
                 node = symbol.node
                 if isinstance(node, Decorator | OverloadedFuncDef):
                     return False
