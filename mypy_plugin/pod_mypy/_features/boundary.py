@@ -108,6 +108,7 @@ __all__ = ["check_module", "missing_library_names"]
 _Span: TypeAlias = tuple[int, int, int, int]
 
 _INSTALLER_OWNERS: Final = frozenset({"logging", "asyncio"})
+_REBUILDERS: Final = frozenset({"__init__", "__post_init__"})
 _SETUP_METHODS: Final = frozenset(
     {"__init__", "__new__", "__post_init__", "__init_subclass__", "__set_name__"}
 )
@@ -299,13 +300,14 @@ class _Walker:
         compares, hashes, prints and drops it. Every method of a plain class, and every
         dunder of a ``Hook`` subclass, is hook code; constructors are setup code."""
         is_hook_class = info.has_base(HOOK_BASE)
-        code: list[FuncItem | TypeInfo] = []
         for base in info.mro:
             if base.fullname == HOOK_BASE or is_library(base.module_name, self._checker.modules):
                 continue
             if base.module_name != self._module:
-                if not base.has_base(HOOK_BASE) and not self._pure_data(base):
-                    # (a Hook subclass of another module is checked there)
+                checked_elsewhere = base.has_base(HOOK_BASE) or (
+                    "__call__" in base.names and _own_call(info) is None
+                )  # a Hook subclass is checked in its module; a __call__, by _check_call_binding
+                if not checked_elsewhere and not self._pure_data(base):
                     text = UNVERIFIABLE_CODE.format(name=base.name, module=base.module_name)
                     self._report(site, _Finding(HOOK_BOUNDARY, text, info.line), info.defn)
                     return
@@ -316,11 +318,12 @@ class _Walker:
                 if is_hook_class and not (name.startswith("__") and name.endswith("__")):
                     continue
                 func = function_of(symbol.node)
-                if func is not None:
-                    code.append(func)
-        finding = self._follow_all(code, (0, 0), None)
-        if finding is not None:
-            self._report(site, finding, info.defn)
+                if func is None:
+                    continue
+                finding = self._follow_all([func], (0, 0), f"{base.name}.{name}")
+                if finding is not None:
+                    self._report(site, finding, info.defn)
+                    return
 
     def _check_call_binding(self, site: HookSite, info: TypeInfo) -> None:
         """A hook class whose ``__call__`` is not a method of this module: a function bound
@@ -458,7 +461,7 @@ class _Walker:
         if target.module != self._module:
             if is_library(target.module, self._checker.modules):
                 return None
-            if isinstance(target.node, TypeInfo) and self._pure_data(target.node):
+            if isinstance(target.node, TypeInfo) and self._pure_data(target.node, built=True):
                 return None
             text = UNVERIFIABLE_CODE.format(name=target.name, module=target.module)
             return _Finding(HOOK_BOUNDARY, text, expr.line)
@@ -474,7 +477,10 @@ class _Walker:
             return None
         if info.module_name == self._module:
             return self._class_code(info, info.name)
-        if is_library(info.module_name, self._checker.modules) or self._pure_data(info):
+        built = not isinstance(get_proper_type(typ), Instance)  # a class object: callable
+        if is_library(info.module_name, self._checker.modules) or self._pure_data(
+            info, built=built
+        ):
             return None
         text = UNVERIFIABLE_CODE.format(name=info.name, module=info.module_name)
         return _Finding(HOOK_BOUNDARY, text, line)
@@ -504,7 +510,7 @@ class _Walker:
         found: _Finding | None = None
         for cls in related:
             if cls.module_name != self._module:
-                if not self._pure_data(cls):
+                if not self._pure_data(cls, built=True):
                     text = UNVERIFIABLE_CODE.format(name=cls.name, module=cls.module_name)
                     found = _Finding(HOOK_BOUNDARY, text, info.line)
                     break
@@ -650,20 +656,21 @@ class _Walker:
                 return sub
         return None
 
-    def _pure_data(self, info: TypeInfo) -> bool:
+    def _pure_data(self, info: TypeInfo, *, built: bool = False) -> bool:
         """A class of another project module whose code is only generated (a dataclass,
-        NamedTuple or pydantic model without methods) and whose fields are closed. Its
-        constructors count even for an existing instance: ``dataclasses.replace`` runs
-        ``__init__``, ``copy.copy`` runs ``__new__``, and a subclass of this module runs
-        them through ``super()``."""
+        NamedTuple or pydantic model without methods) and whose fields are closed.
+
+        An existing instance (unless ``built``) does not run ``__init__`` again, except
+        through ``dataclasses.replace`` on a dataclass; ``__new__`` always counts
+        (``copy.copy`` runs it), and so does everything a subclass inherits."""
+        rebuilt = built or any("dataclass" in base.metadata for base in info.mro)
         for base in info.mro:
             if is_library(base.module_name, self._checker.modules):
                 continue
-            for symbol in base.names.values():
-                node = symbol.node
-                if isinstance(node, Decorator | OverloadedFuncDef):
-                    return False
-                if isinstance(node, FuncDef) and not symbol.plugin_generated:
+            for name, symbol in base.names.items():
+                if symbol.plugin_generated or (not rebuilt and name in _REBUILDERS):
+                    continue
+                if isinstance(symbol.node, Decorator | OverloadedFuncDef | FuncDef):
                     return False
         return True
 
