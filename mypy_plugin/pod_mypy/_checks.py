@@ -55,6 +55,7 @@ class Checks:
     def __init__(self, trusted: frozenset[str] = frozenset()) -> None:
         self._collector = Collector(trusted)
         self._reach = Reach(_is_privileged)
+        self._subclasses = boundary.ProjectSubclasses()
         self._method_hooks = {
             name: partial(callback, self._collector) for name, callback in METHOD_HOOKS.items()
         }
@@ -79,7 +80,9 @@ class Checks:
             self._report_open_registrations(file, expressions)
         if hooks is None:
             return set()
-        return boundary.check_module(hooks, self._reach, expressions) - {file.fullname}
+        return boundary.check_module(hooks, self._reach, self._subclasses, expressions) - {
+            file.fullname
+        }
 
     def _report_open_registrations(self, file: MypyFile, expressions: list[Expression]) -> None:
         found = open_registration.open_registrations(file, expressions)

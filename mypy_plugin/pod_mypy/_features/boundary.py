@@ -103,7 +103,7 @@ from .escapes import HARMLESS_ANY as _HARMLESS_ANY
 from .escapes import escape
 from .immutability import is_deeply_immutable
 
-__all__ = ["check_module", "missing_library_names"]
+__all__ = ["ProjectSubclasses", "check_module", "missing_library_names"]
 
 _Span: TypeAlias = tuple[int, int, int, int]
 
@@ -140,7 +140,12 @@ def missing_library_names(modules: dict[str, MypyFile]) -> list[str]:
     return missing
 
 
-def check_module(hooks: ModuleHooks, reach: Reach, expressions: list[Expression]) -> set[str]:
+def check_module(
+    hooks: ModuleHooks,
+    reach: Reach,
+    subclasses: ProjectSubclasses,
+    expressions: list[Expression],
+) -> set[str]:
     """Report problems in the hook code of one checked module.
 
     Returns:
@@ -164,7 +169,7 @@ def check_module(hooks: ModuleHooks, reach: Reach, expressions: list[Expression]
             record_hook(_entry(checker, site, "unverifiable", UNCHECKED_MODULE))
         return set()
     reach.start_module()
-    walker = _Walker(checker, reach, hooks.sites.values(), expressions)
+    walker = _Walker(checker, reach, subclasses, hooks.sites.values(), expressions)
     hazards = [*walker.provenance.top_level_hazards, *_process_wide(expressions, checker)]
     spans = [(site.first_line, site.last_line) for site in hooks.sites.values()]
     for line, what in sorted(hazards):
@@ -196,6 +201,7 @@ class _Walker:
         self,
         checker: TypeChecker,
         reach: Reach,
+        subclasses: ProjectSubclasses,
         sites: Iterable[HookSite],
         expressions: list[Expression],
     ) -> None:
@@ -205,7 +211,8 @@ class _Walker:
         self._helpers: dict[int, _Finding | None] = {}
         self._classes: dict[str, _Finding | None] = {}
         self._closed_memo: dict[str, bool] = {}
-        self._subclasses: dict[str, list[TypeInfo]] | None = None
+        self._subclasses = subclasses
+        self._subclasses_fresh = False
         self._site_classes = {
             site.node.fullname for site in sites if isinstance(site.node, TypeInfo)
         }
@@ -649,9 +656,10 @@ class _Walker:
         own: a value typed ``info`` may be one, and run code the plugin cannot see."""
         if info.is_final:
             return None
-        if self._subclasses is None:
-            self._subclasses = _project_subclasses(self._checker.modules, self._module)
-        for sub in self._subclasses.get(info.fullname, ()):
+        if not self._subclasses_fresh:
+            self._subclasses.refresh(self._checker.modules)
+            self._subclasses_fresh = True
+        for sub in self._subclasses.of(info, self._module):
             if not self._pure_data(sub):
                 return sub
         return None
@@ -844,19 +852,34 @@ def _classes_in(typ: Type | None) -> list[TypeInfo]:
     return []
 
 
-def _project_subclasses(modules: dict[str, MypyFile], here: str) -> dict[str, list[TypeInfo]]:
-    """Every class of the project's other modules analysed so far, under each of its bases."""
-    index: dict[str, list[TypeInfo]] = {}
-    for name, module in modules.items():
-        if name == here or is_library(name, modules):
-            continue
-        for symbol in module.names.values():
-            info = symbol.node
-            if not isinstance(info, TypeInfo) or info.module_name != name:
+@final
+class ProjectSubclasses:
+    """Every class of the project's modules analysed so far, under each of its bases: one
+    index for the whole build, refreshed with the modules analysed since the last question
+    (a module is read once; rebuilding it per checked module made the cold run quadratic).
+    A tree a daemon re-parses is not read again (dmypy is not supported: docs/plugin.md)."""
+
+    def __init__(self) -> None:
+        self._read: set[str] = set()
+        self._by_base: dict[str, list[TypeInfo]] = {}
+
+    def refresh(self, modules: dict[str, MypyFile]) -> None:
+        for name in modules.keys() - self._read:
+            tree = modules[name]
+            if not tree.names and not is_library(name, modules):
+                continue  # not analysed yet: read once it is
+            self._read.add(name)
+            if is_library(name, modules):
                 continue
-            for base in info.mro[1:]:
-                index.setdefault(base.fullname, []).append(info)
-    return index
+            for symbol in tree.names.values():
+                info = symbol.node
+                if isinstance(info, TypeInfo) and info.module_name == name:
+                    for base in info.mro[1:]:
+                        self._by_base.setdefault(base.fullname, []).append(info)
+
+    def of(self, base: TypeInfo, here: str) -> list[TypeInfo]:
+        """The subclasses of ``base`` in the project's modules other than ``here``."""
+        return [sub for sub in self._by_base.get(base.fullname, ()) if sub.module_name != here]
 
 
 def _closed(typ: Type | None, modules: dict[str, MypyFile], memo: dict[str, bool]) -> bool:
