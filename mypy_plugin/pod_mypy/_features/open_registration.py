@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Final, cast
 
+from mypy.expandtype import expand_type_by_instance
 from mypy.nodes import (
     ARG_POS,
     AssignmentStmt,
@@ -80,7 +81,25 @@ def _opaque(typ: Type | None) -> bool:
 
 
 def _registry_value(expr: Expression) -> bool:
-    return isinstance(expr, RefExpr) and isinstance(expr.node, Var) and _is_registry(expr.node.type)
+    return _is_registry(_stored_type(expr))
+
+
+def _stored_type(expr: Expression) -> Type | None:
+    """The type mypy stored on the variable ``expr`` names, also through an attribute chain
+    (``self.app.registry``: each step is an attribute of the previous one's class)."""
+    if isinstance(expr, NameExpr):
+        return expr.node.type if isinstance(expr.node, Var) else None
+    if not isinstance(expr, MemberExpr):
+        return None
+    if isinstance(expr.node, Var):
+        return expr.node.type  # a module's attribute
+    owner = get_proper_type(_stored_type(expr.expr))
+    if not isinstance(owner, Instance):
+        return None
+    symbol = owner.type.get(expr.name)
+    if symbol is None or not isinstance(symbol.node, Var) or symbol.node.type is None:
+        return None
+    return expand_type_by_instance(symbol.node.type, owner)
 
 
 def open_registrations(file: MypyFile, expressions: list[Expression]) -> list[tuple[int, int, str]]:
