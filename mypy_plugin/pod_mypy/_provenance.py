@@ -169,6 +169,8 @@ class Provenance:
         """What a module with hook code may not do anywhere: a TYPE_CHECKING split that binds
         names at run time, patching another module, installing process-wide callbacks."""
         self._attached: dict[int, list[Expression | FuncItem]] = {}
+        self._unknown: dict[Var, Var | None] = {}
+        """Answers of :meth:`unknown_source` (one ``closed`` per module: the walker's)."""
         self._sources: dict[Var, set[Var]] = {}
         self._parameters: set[Var] = set()
         self._function_spans: list[tuple[int, int]] = []
@@ -210,6 +212,12 @@ class Provenance:
         """A binding ``var`` may hold the value of, whose provenance is not known (a
         parameter, a variable nothing is assigned to in this module) and whose type is not
         closed; ``None`` when every source is known."""
+        if var in self._unknown:
+            return self._unknown[var]
+        self._unknown[var] = found = self._unknown_source(var, closed)
+        return found
+
+    def _unknown_source(self, var: Var, closed: Callable[[Type | None], bool]) -> Var | None:
         self._complete()
         seen: set[Var] = set()
         pending = [var]

@@ -211,6 +211,7 @@ class _Walker:
         self._helpers: dict[int, _Finding | None] = {}
         self._classes: dict[str, _Finding | None] = {}
         self._closed_memo: dict[str, bool] = {}
+        self._sealed_memo: dict[str, bool] = {}
         self._subclasses = subclasses
         self._subclasses_fresh = False
         self._site_classes = {
@@ -645,11 +646,14 @@ class _Walker:
         """Whether a value typed ``info`` runs only code the plugin can see: a class of the
         project with methods may be subclassed in a module checked later (unless
         ``@final``); a library class, in a module checked earlier."""
-        if info.is_final:
-            return True
-        if not is_library(info.module_name, self._checker.modules) and not self._pure_data(info):
-            return False
-        return self._hidden_override(info) is None
+        sealed = self._sealed_memo.get(info.fullname)
+        if sealed is None:
+            sealed = info.is_final or (
+                (is_library(info.module_name, self._checker.modules) or self._pure_data(info))
+                and self._hidden_override(info) is None
+            )
+            self._sealed_memo[info.fullname] = sealed
+        return sealed
 
     def _hidden_override(self, info: TypeInfo) -> TypeInfo | None:
         """A subclass of ``info`` in another module of the project that has methods of its
