@@ -39,7 +39,7 @@ async def _through_registry(
     """Seconds per event through the registry's hook port."""
     start = time.perf_counter()
     for _ in range(rounds):
-        await frozen.pre_tool_call(info)
+        await frozen.dispatch(events.PRE_TOOL_CALL, info)
     return (time.perf_counter() - start) / rounds
 
 

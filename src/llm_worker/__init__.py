@@ -5,6 +5,7 @@ The privileged API (interceptors and the mutable context) also lives in the
 ``pod``, which re-exports the read-only summaries and decisions built here.
 """
 
+from . import _summaries
 from ._client import LlmClient as LlmClient
 from ._client import LlmRequest as LlmRequest
 from ._client import LlmResponse as LlmResponse
@@ -57,13 +58,9 @@ from ._snapshot import SNAPSHOT_VERSION as SNAPSHOT_VERSION
 from ._snapshot import WorkerSnapshot as WorkerSnapshot
 from ._snapshot import check_snapshot_header as check_snapshot_header
 from ._snapshot import parse_snapshot_json as parse_snapshot_json
-from ._summaries import PREVIEW_BYTES as PREVIEW_BYTES
-from ._summaries import AbortInfo as AbortInfo
-from ._summaries import PreRequestInfo as PreRequestInfo
-from ._summaries import PromptSubmitInfo as PromptSubmitInfo
-from ._summaries import ToolCallSummary as ToolCallSummary
-from ._summaries import ToolResultSummary as ToolResultSummary
-from ._summaries import TurnEndInfo as TurnEndInfo
+
+# Every event's Input, point and decision alias: a new event is exported with no edit here.
+from ._summaries import *  # noqa: F403
 from ._text import utf8_len as utf8_len
 from ._text import utf8_prefix as utf8_prefix
 from ._tools import FunctionTool as FunctionTool
@@ -80,9 +77,7 @@ from .interceptor import ToolResultInfo as ToolResultInfo
 __all__ = [
     "ITEMS_ADAPTER",
     "NO_HOOKS",
-    "PREVIEW_BYTES",
     "SNAPSHOT_VERSION",
-    "AbortInfo",
     "Abort",
     "Aborted",
     "CallResolution",
@@ -108,11 +103,9 @@ __all__ = [
     "PendingCall",
     "PostToolDecision",
     "PreRequestDecision",
-    "PreRequestInfo",
     "PreToolDecision",
     "Privileged",
     "PromptSubmitDecision",
-    "PromptSubmitInfo",
     "Reasoning",
     "Role",
     "Script",
@@ -128,14 +121,11 @@ __all__ = [
     "ToolArgumentsError",
     "ToolCall",
     "ToolCallInfo",
-    "ToolCallSummary",
     "ToolDefinition",
     "ToolDefinitionError",
     "ToolResult",
     "ToolResultInfo",
-    "ToolResultSummary",
     "TurnEndDecision",
-    "TurnEndInfo",
     "Usage",
     "UsageError",
     "Worker",
@@ -143,10 +133,11 @@ __all__ = [
     "WorkerSnapshot",
     "WorkerStateError",
     "WorkerStatus",
+    "Yielded",
     "check_snapshot_header",
     "parse_snapshot_json",
-    "Yielded",
     "tool",
     "utf8_len",
     "utf8_prefix",
 ]
+__all__ += _summaries.__all__

@@ -5,17 +5,39 @@ hook only the summary. Every summary is a frozen pydantic model made of strings,
 booleans: it holds no reference back into the run (no item, list, dict or tool), so a hook
 that keeps one sees later exactly what it saw then, and nothing it does to it can reach the
 history. Building one costs O(1) in history length: counters are kept as the run goes.
+
+Each Input is followed by its :class:`~llm_worker.HookPoint`, the typed key the Worker asks
+the hook port with (``port.ask(PRE_TOOL_CALL_POINT, info)``); ``pod.events`` wraps each
+point in its catalogue entry. An event's Input, point and (for a new event) decision alias
+live here together, and this module's ``__all__`` is re-exported by ``llm_worker``.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Final, cast, final
+from typing import Any, Final, cast, final
 
 from pydantic import BaseModel, JsonValue
 
+from ._decisions import (
+    CONTINUE,
+    PostToolDecision,
+    PreRequestDecision,
+    PreToolDecision,
+    PromptSubmitDecision,
+    TurnEndDecision,
+)
+from ._hook_port import HookPoint, legal
+
 __all__ = [
+    "ABORT_POINT",
+    "HOOK_POINTS",
+    "POST_TOOL_CALL_POINT",
     "PREVIEW_BYTES",
+    "PRE_LLM_REQUEST_POINT",
+    "PRE_TOOL_CALL_POINT",
+    "PROMPT_SUBMIT_POINT",
+    "TURN_END_POINT",
     "AbortInfo",
     "PreRequestInfo",
     "PromptSubmitInfo",
@@ -38,6 +60,11 @@ class PromptSubmitInfo(BaseModel, frozen=True, extra="forbid", use_attribute_doc
     """0-based index of the turn this prompt starts (one turn per ``run``)."""
 
 
+PROMPT_SUBMIT_POINT: Final = HookPoint[PromptSubmitInfo, PromptSubmitDecision](
+    "prompt_submit", PromptSubmitInfo, legal(PromptSubmitDecision), CONTINUE
+)
+
+
 @final
 class PreRequestInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
     """The context about to be sent to the model."""
@@ -55,12 +82,19 @@ class PreRequestInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docst
     """Tool calls the model has made so far in this turn."""
 
 
+PRE_LLM_REQUEST_POINT: Final = HookPoint[PreRequestInfo, PreRequestDecision](
+    "pre_llm_request", PreRequestInfo, legal(PreRequestDecision), CONTINUE
+)
+
+
 @final
 class ToolCallSummary(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
     """A tool call the model asked for, as it stands after the interceptors."""
 
     call_id: str
+    """The provider's id of the call; its result carries the same id."""
     tool_name: str
+    """The name of the tool the model asked for (it may be unknown to the Worker)."""
     arguments: str
     """The arguments as JSON text (a copy: parsing it gives a fresh object every time)."""
     turn: int
@@ -84,19 +118,33 @@ class ToolCallSummary(BaseModel, frozen=True, extra="forbid", use_attribute_docs
         return None if parsed is None else parsed.get(name)
 
 
+PRE_TOOL_CALL_POINT: Final = HookPoint[ToolCallSummary, PreToolDecision](
+    "pre_tool_call", ToolCallSummary, legal(PreToolDecision), CONTINUE
+)
+
+
 @final
 class ToolResultSummary(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
     """The result of a tool call, as it stands after the interceptors (e.g. truncated)."""
 
     call_id: str
+    """The id of the call this result answers."""
     tool_name: str
+    """The name of the tool that was called."""
     is_error: bool
+    """True when the tool failed, timed out, got invalid arguments or does not exist: the
+    output is then the error message the model will see."""
     output_preview: str
     """The start of the output, at most ``PREVIEW_BYTES`` UTF-8 bytes."""
     output_length: int
     """Length of the whole output in UTF-8 bytes."""
     turn: int
     """0-based index of the current turn."""
+
+
+POST_TOOL_CALL_POINT: Final = HookPoint[ToolResultSummary, PostToolDecision](
+    "post_tool_call", ToolResultSummary, legal(PostToolDecision), CONTINUE
+)
 
 
 @final
@@ -111,10 +159,30 @@ class TurnEndInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrin
     """The start of the final answer, at most ``PREVIEW_BYTES`` UTF-8 bytes."""
 
 
+TURN_END_POINT: Final = HookPoint[TurnEndInfo, TurnEndDecision](
+    "turn_end", TurnEndInfo, legal(TurnEndDecision), CONTINUE
+)
+
+
 @final
 class AbortInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
     """The run is being aborted; observe only."""
 
     reason: str
+    """Why the run ends: the deciding hook's or interceptor's reason, or the error."""
     turn: int
     """0-based index of the turn being aborted."""
+
+
+ABORT_POINT: Final = HookPoint[AbortInfo, None]("abort", AbortInfo, (), None)
+
+
+HOOK_POINTS: Final[tuple[HookPoint[Any, Any], ...]] = (
+    PROMPT_SUBMIT_POINT,
+    PRE_LLM_REQUEST_POINT,
+    PRE_TOOL_CALL_POINT,
+    POST_TOOL_CALL_POINT,
+    TURN_END_POINT,
+    ABORT_POINT,
+)
+"""Every decision point, in the order a run meets them (``pod.events.CATALOGUE`` wraps each)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import copy
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
-from typing import Final, TypeAlias, assert_never, cast, final
+from typing import Any, Final, TypeAlias, assert_never, cast, final
 
 from pydantic import JsonValue
 from pydantic_core import from_json
@@ -31,7 +31,7 @@ from ._errors import (
     WorkerStateError,
 )
 from ._history import History
-from ._hook_port import NO_HOOKS, HookPort, SelectiveHookPort
+from ._hook_port import NO_HOOKS, HookPoint, HookPort, SelectiveHookPort
 from ._items import Item, Message, ToolCall, ToolResult
 from ._privilege import Privileged
 from ._results import (
@@ -47,7 +47,14 @@ from ._results import (
 from ._run_state import CallState, RunState, ToolBatch, WorkerStatus
 from ._snapshot import SNAPSHOT_VERSION, WorkerSnapshot
 from ._summaries import (
+    ABORT_POINT,
+    HOOK_POINTS,
+    POST_TOOL_CALL_POINT,
+    PRE_LLM_REQUEST_POINT,
+    PRE_TOOL_CALL_POINT,
     PREVIEW_BYTES,
+    PROMPT_SUBMIT_POINT,
+    TURN_END_POINT,
     AbortInfo,
     PreRequestInfo,
     PromptSubmitInfo,
@@ -136,12 +143,9 @@ class Worker(Privileged):
         self._tool_timeout = tool_timeout
         # Points without hooks cost nothing: no summary is built, the port is not called.
         listens = hooks.listens_to if isinstance(hooks, SelectiveHookPort) else None
-        self._ask_prompt_submit = listens is None or listens("prompt_submit")
-        self._ask_pre_llm_request = listens is None or listens("pre_llm_request")
-        self._ask_pre_tool_call = listens is None or listens("pre_tool_call")
-        self._ask_post_tool_call = listens is None or listens("post_tool_call")
-        self._ask_turn_end = listens is None or listens("turn_end")
-        self._ask_abort = listens is None or listens("abort")
+        self._asked: frozenset[HookPoint[Any, Any]] = frozenset(
+            point for point in HOOK_POINTS if listens is None or listens(point)
+        )
         self._history = History(history)
         self._request = self._request_for(self._history)
         self._state = RunState()
@@ -282,9 +286,9 @@ class Worker(Privileged):
             action = on_prompt_submit(info)
             if not isinstance(action, Continue):
                 break
-        if isinstance(action, Continue) and self._ask_prompt_submit:
+        if isinstance(action, Continue) and PROMPT_SUBMIT_POINT in self._asked:
             summary = PromptSubmitInfo(input_text=info.message.text, turn=state.turn)
-            action = await self._hooks.prompt_submit(summary)
+            action = await self._hooks.ask(PROMPT_SUBMIT_POINT, summary)
         match action:
             case Continue():
                 pass
@@ -335,8 +339,9 @@ class Worker(Privileged):
                     return await self._abort(reason)
                 case _:
                     assert_never(action)
-            if self._ask_pre_llm_request:
-                decision = await self._hooks.pre_llm_request(
+            if PRE_LLM_REQUEST_POINT in self._asked:
+                decision = await self._hooks.ask(
+                    PRE_LLM_REQUEST_POINT,
                     validated(
                         PreRequestInfo,
                         turn=state.turn,
@@ -344,7 +349,7 @@ class Worker(Privileged):
                         item_count=len(history),
                         estimated_tokens=history.estimated_tokens(),
                         tool_calls_this_turn=state.tool_calls_this_turn,
-                    )
+                    ),
                 )
                 match decision:
                     case Continue():
@@ -459,18 +464,19 @@ class Worker(Privileged):
         decision: Continue | Skip | Abort | Pause
         if resolution is not None:
             decision = resolution
-        elif not self._ask_pre_tool_call:
+        elif PRE_TOOL_CALL_POINT not in self._asked:
             decision = CONTINUE
         else:
             call = call_state.call
-            decision = await self._hooks.pre_tool_call(
+            decision = await self._hooks.ask(
+                PRE_TOOL_CALL_POINT,
                 validated(
                     ToolCallSummary,
                     call_id=call.call_id,
                     tool_name=call.name,
                     arguments=call.arguments,
                     turn=self._state.turn,
-                )
+                ),
             )
         match decision:
             case Continue():
@@ -502,10 +508,11 @@ class Worker(Privileged):
                 assert_never(action)
         result = call_state.result
         assert result is not None
-        if not self._ask_post_tool_call:
+        if POST_TOOL_CALL_POINT not in self._asked:
             self._append_result(call_state, result)
             return None
-        decision = await self._hooks.post_tool_call(
+        decision = await self._hooks.ask(
+            POST_TOOL_CALL_POINT,
             validated(
                 ToolResultSummary,
                 call_id=result.call_id,
@@ -514,7 +521,7 @@ class Worker(Privileged):
                 output_preview=utf8_prefix(result.content, PREVIEW_BYTES),
                 output_length=utf8_len(result.content),
                 turn=self._state.turn,
-            )
+            ),
         )
         self._append_result(call_state, result)
         match decision:
@@ -543,13 +550,14 @@ class Worker(Privileged):
                     return self._pause("turn_end", reason)
                 case _:
                     assert_never(action)
-        if not state.hooks_done and self._ask_turn_end:
-            decision = await self._hooks.turn_end(
+        if not state.hooks_done and TURN_END_POINT in self._asked:
+            decision = await self._hooks.ask(
+                TURN_END_POINT,
                 TurnEndInfo(
                     turn=state.turn,
                     tool_calls_in_turn=state.tool_calls_this_turn,
                     final_text_preview=utf8_prefix(state.final_text, PREVIEW_BYTES),
-                )
+                ),
             )
             match decision:
                 case Continue():
@@ -693,9 +701,9 @@ class Worker(Privileged):
         state.point = "idle"
         for interceptor in self._interceptors:
             interceptor.on_abort(reason)
-        if self._ask_abort:
+        if ABORT_POINT in self._asked:
             try:
-                await self._hooks.abort(AbortInfo(reason=reason, turn=state.turn))
+                await self._hooks.ask(ABORT_POINT, AbortInfo(reason=reason, turn=state.turn))
             except HookFailedError as exc:
                 reason = f"{reason} (then {exc})"
         error_type = None if error is None else type(error).__name__

@@ -17,6 +17,7 @@ from rich.table import Table
 
 from . import events
 from ._cli_run import EPILOG, RUN_DESCRIPTION, add_run_arguments, run_command
+from ._errors import UnknownEventError
 
 __all__ = ["main"]
 
@@ -116,8 +117,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif args.command == "schema":
         try:
             document = schemas(args.event)
-        except KeyError as exc:
-            errors.print(f"[bold red]error:[/] {exc.args[0]}")
+        except UnknownEventError as exc:
+            errors.print(f"[bold red]error:[/] {exc}")
             return EXIT_USAGE
         sys.stdout.write(json.dumps(document, indent=2) + "\n")
     elif args.command == "run":

@@ -25,22 +25,7 @@ from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast, final, over
 
 from pydantic import BaseModel
 
-from llm_worker import (
-    AbortInfo,
-    HookFailedError,
-    HookPoint,
-    PostToolDecision,
-    PreRequestDecision,
-    PreRequestInfo,
-    PreToolDecision,
-    PromptSubmitDecision,
-    PromptSubmitInfo,
-    Skip,
-    ToolCallSummary,
-    ToolResultSummary,
-    TurnEndDecision,
-    TurnEndInfo,
-)
+from llm_worker import HookFailedError, HookPoint, Skip
 
 from . import events
 from ._errors import PodUsageError, RegistryFrozenError, UnknownEventError
@@ -255,21 +240,36 @@ class FrozenHookRegistry:
         """Names of the hooks registered for ``event``, in the order they run."""
         return tuple(r.name for r in self._by_event[event.name])
 
-    def listens_to(self, point: HookPoint) -> bool:
-        """Whether any hook is registered for the event named ``point``.
+    def listens_to(self, point: HookPoint[Any, Any], /) -> bool:
+        """Whether any hook is registered for the event of ``point``.
 
         The Worker asks once and builds no summary for an event without hooks: the answer
         cannot change, the registry being frozen.
         """
-        return bool(self._by_event[point])
+        return bool(self._by_event[point.name])
 
-    async def dispatch(
+    def ask(
+        self,
+        point: HookPoint[InputT, DecisionT],
+        info: InputT,
+        /,
+        *,
+        on_decided: Callable[[str], None] | None = None,
+    ) -> Coroutine[Any, Any, DecisionT]:
+        """The hook port: ask the hooks of the event of ``point`` (see :meth:`dispatch`).
+
+        Returns the dispatching coroutine itself rather than awaiting it in a coroutine of
+        its own: one frame less per event.
+        """
+        return self._dispatch(point, info, on_decided)
+
+    def dispatch(
         self,
         event: HookEvent[InputT, DecisionT],
         info: InputT,
         *,
         on_decided: Callable[[str], None] | None = None,
-    ) -> DecisionT:
+    ) -> Coroutine[Any, Any, DecisionT]:
         """Ask the hooks of ``event`` in order; return the first decision that is not
         ``Continue`` (or the event's neutral decision).
 
@@ -279,6 +279,14 @@ class FrozenHookRegistry:
         Raises:
             HookFailedError: a hook failed under the ``abort`` policy.
         """
+        return self._dispatch(event.point, info, on_decided)
+
+    async def _dispatch(
+        self,
+        event: HookPoint[InputT, DecisionT],
+        info: InputT,
+        on_decided: Callable[[str], None] | None,
+    ) -> DecisionT:
         legal = event.decision_types
         neutral = event.neutral
         neutral_type = type(neutral)  # ``Continue`` (one value, so its type says it), or None
@@ -358,25 +366,3 @@ class FrozenHookRegistry:
             _log.warning("%s (ignored: on_error='ignore')", error)
             return None
         raise error from exc
-
-    # -- the hook port the Worker calls -------------------------------------------------
-    # Each returns ``dispatch``'s coroutine itself rather than awaiting it in a coroutine of
-    # its own: one frame less per event.
-
-    def prompt_submit(self, info: PromptSubmitInfo) -> Coroutine[Any, Any, PromptSubmitDecision]:
-        return self.dispatch(events.PROMPT_SUBMIT, info)
-
-    def pre_llm_request(self, info: PreRequestInfo) -> Coroutine[Any, Any, PreRequestDecision]:
-        return self.dispatch(events.PRE_LLM_REQUEST, info)
-
-    def pre_tool_call(self, info: ToolCallSummary) -> Coroutine[Any, Any, PreToolDecision]:
-        return self.dispatch(events.PRE_TOOL_CALL, info)
-
-    def post_tool_call(self, info: ToolResultSummary) -> Coroutine[Any, Any, PostToolDecision]:
-        return self.dispatch(events.POST_TOOL_CALL, info)
-
-    def turn_end(self, info: TurnEndInfo) -> Coroutine[Any, Any, TurnEndDecision]:
-        return self.dispatch(events.TURN_END, info)
-
-    def abort(self, info: AbortInfo) -> Coroutine[Any, Any, None]:
-        return self.dispatch(events.ABORT, info)
