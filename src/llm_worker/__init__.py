@@ -63,12 +63,12 @@ from ._snapshot import parse_snapshot_json as parse_snapshot_json
 from ._summaries import *  # noqa: F403
 from ._text import utf8_len as utf8_len
 from ._text import utf8_prefix as utf8_prefix
+from ._tool_calls import CallResolution as CallResolution
 from ._tools import FunctionTool as FunctionTool
 from ._tools import Tool as Tool
 from ._tools import ToolArgumentsError as ToolArgumentsError
 from ._tools import ToolDefinition as ToolDefinition
 from ._tools import tool as tool
-from ._worker import CallResolution as CallResolution
 from ._worker import Worker as Worker
 from .interceptor import Interceptor as Interceptor
 from .interceptor import ToolCallInfo as ToolCallInfo

@@ -45,6 +45,18 @@ class ToolBatch:
     executed: bool = False
     next_record: int = 0
 
+    def undecided(self) -> list[CallState]:
+        """The calls no one has decided on yet (a paused run's pending calls), in call order."""
+        return [c for c in self.calls if c.decision == "undecided"]
+
+    def to_run(self) -> list[CallState]:
+        """The approved calls that have no result yet, in call order."""
+        return [c for c in self.calls if c.decision == "approved" and c.result is None]
+
+    def unrecorded(self) -> list[CallState]:
+        """The calls whose result is not in the history yet, in call order."""
+        return [c for c in self.calls if not c.recorded]
+
 
 @dataclass(slots=True)
 class RunState:
