@@ -139,3 +139,11 @@ def test_the_architecture_table_is_the_catalogue() -> None:
 def test_the_pod_table_has_one_row_per_event() -> None:
     table = rows("pod.md", 3)
     assert [cells[0] for cells in table] == [f"`{e.name.upper()}`" for e in EVENTS]
+
+
+def test_an_unknown_name_raises_the_documented_usage_error() -> None:
+    names = ", ".join(event.name for event in EVENTS)
+    with pytest.raises(pod.UnknownEventError, match=rf"^no hook event 'nope'; events: {names}$"):
+        events.by_name("nope")
+    assert issubclass(pod.UnknownEventError, pod.PodUsageError)
+    assert issubclass(llm_worker.ToolArgumentsError, llm_worker.LlmWorkerError)

@@ -29,6 +29,7 @@ from ._errors import HookFailedError as HookFailedError
 from ._errors import LlmClientError as LlmClientError
 from ._errors import LlmWorkerError as LlmWorkerError
 from ._errors import SnapshotError as SnapshotError
+from ._errors import ToolArgumentsError as ToolArgumentsError
 from ._errors import ToolDefinitionError as ToolDefinitionError
 from ._errors import UsageError as UsageError
 from ._errors import WorkerStateError as WorkerStateError
@@ -66,7 +67,6 @@ from ._text import utf8_prefix as utf8_prefix
 from ._tool_calls import CallResolution as CallResolution
 from ._tools import FunctionTool as FunctionTool
 from ._tools import Tool as Tool
-from ._tools import ToolArgumentsError as ToolArgumentsError
 from ._tools import ToolDefinition as ToolDefinition
 from ._tools import tool as tool
 from ._worker import Worker as Worker

@@ -14,9 +14,10 @@ from typing import cast, final
 from pydantic import JsonValue
 from pydantic_core import from_json
 
+from ._errors import ToolArgumentsError
 from ._items import ToolCall, ToolResult
 from ._run_state import ToolBatch
-from ._tools import Tool, ToolArgumentsError
+from ._tools import Tool
 from ._validated import validated
 
 __all__ = ["ToolRunner", "error_result"]

@@ -6,19 +6,21 @@ PodError
       +-- RegistryFrozenError  a hook registered after the registry was frozen
       +-- UnknownEventError    an object or a name that is not a catalogue event
       +-- PermissionRulesError permission rules (e.g. a TOML file) are malformed
-
-
  +-- CommandHookError          a hook command failed: did not start, crashed, timed out, or
                                printed something that is not a decision legal for its event
-HookFailedError (from llm_worker)  a hook raised, timed out or answered illegally at run time
+
+Raised by ``pod``'s API from ``llm_worker`` (re-exported by ``pod``):
+HookFailedError    a hook raised, timed out or answered illegally (the Pod turns it into Aborted)
+SnapshotError      a saved run cannot be restored (corrupt, or another version)
+WorkerStateError   run/resume/snapshot called while the Pod is running, or with nothing to resume
 ```
 """
 
 from __future__ import annotations
 
 __all__ = [
-    "PermissionRulesError",
     "CommandHookError",
+    "PermissionRulesError",
     "PodError",
     "PodUsageError",
     "RegistryFrozenError",

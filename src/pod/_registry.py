@@ -32,7 +32,7 @@ from ._errors import PodUsageError, RegistryFrozenError, UnknownEventError
 from ._hook_base import declared_event
 from .events import HookEvent
 
-__all__ = ["FailurePolicy", "FrozenHookRegistry", "HookFn", "HookRegistry"]
+__all__ = ["FailurePolicy", "FrozenHookRegistry", "HookRegistry"]
 
 _log = logging.getLogger("pod.hooks")
 
@@ -42,9 +42,6 @@ DecisionT = TypeVar("DecisionT")
 FailurePolicy: TypeAlias = Literal["abort", "deny", "ignore"]
 """What a failing hook leads to: ``abort`` (fail closed, default), ``deny`` (skip the tool
 call; ``PRE_TOOL_CALL`` only), ``ignore`` (log a warning, ask the next hook)."""
-
-HookFn: TypeAlias = Callable[[InputT], DecisionT | Awaitable[DecisionT]]
-"""A hook: takes the event's Input, returns one of its decisions (sync or async)."""
 
 
 class _Decorator(Protocol[InputT, DecisionT]):
