@@ -11,13 +11,16 @@ from typing import Literal, TypeAlias
 
 from ._client import Usage
 from ._items import ToolCall, ToolResult
+from ._results import PausePoint
 
 __all__ = ["CallState", "RunState", "ToolBatch", "WorkerStatus"]
 
 WorkerStatus: TypeAlias = Literal["idle", "running", "paused", "yielded"]
 """``idle``: ready for ``run``; ``paused``/``yielded``: ready for ``resume`` (or a new run)."""
 
-Point: TypeAlias = Literal["idle", "pre_llm_request", "tool_calls", "turn_end"]
+Point: TypeAlias = Literal["idle", "tool_calls"] | PausePoint
+"""Where the turn stands: idle, inside the tool calls of a reply, or at a decision point it
+may pause at (one list of points: a point added to ``PausePoint`` is a place to stand too)."""
 
 
 @dataclass(slots=True)

@@ -262,6 +262,24 @@ class Worker(Privileged):
         state.status = "running"
         return await self._guarded(self._advance(resolutions))
 
+    async def abort(self, reason: str, *, error: Exception | None = None) -> Aborted:
+        """End a paused or yielded run as ``Aborted``, as a hook's ``Abort`` would.
+
+        Its open tool calls get synthetic results, then the interceptors and the ``ABORT``
+        hooks are told. For the owner of a run stopped outside the loop (the Pod, when a hook
+        fails before compaction).
+
+        Args:
+            reason: why; it becomes ``Aborted.reason``.
+            error: the error that ended the run, if any (``Aborted.error_type`` names it).
+
+        Raises:
+            WorkerStateError: the Worker is not paused or yielded.
+        """
+        if self._state.status not in ("paused", "yielded"):
+            raise WorkerStateError(f"nothing to abort: the Worker is {self._state.status}")
+        return await self._abort(reason, error=error)
+
     async def _guarded(self, work: Awaitable[WorkerResult]) -> WorkerResult:
         try:
             return await work
