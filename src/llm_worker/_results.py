@@ -21,7 +21,9 @@ __all__ = [
     "Yielded",
 ]
 
-PausePoint: TypeAlias = Literal["pre_llm_request", "pre_tool_call", "post_tool_call", "turn_end"]
+PausePoint: TypeAlias = Literal[
+    "pre_llm_request", "post_llm_response", "pre_tool_call", "post_tool_call", "turn_end"
+]
 """The decision point at which a run paused."""
 
 _RESULT_CONFIG = ConfigDict(frozen=True, extra="forbid")

@@ -15,12 +15,16 @@ live here together, and this module's ``__all__`` is re-exported by ``llm_worker
 from __future__ import annotations
 
 import json
-from typing import Any, Final, cast, final
+from typing import Any, Final, TypeAlias, cast, final
 
 from pydantic import BaseModel, JsonValue
 
+from ._client import StopReason
 from ._decisions import (
     CONTINUE,
+    Abort,
+    Continue,
+    Pause,
     PostToolDecision,
     PreRequestDecision,
     PreToolDecision,
@@ -32,6 +36,7 @@ from ._hook_port import HookPoint, legal
 __all__ = [
     "ABORT_POINT",
     "HOOK_POINTS",
+    "POST_LLM_RESPONSE_POINT",
     "POST_TOOL_CALL_POINT",
     "PREVIEW_BYTES",
     "PRE_LLM_REQUEST_POINT",
@@ -39,6 +44,8 @@ __all__ = [
     "PROMPT_SUBMIT_POINT",
     "TURN_END_POINT",
     "AbortInfo",
+    "PostLlmResponseInfo",
+    "PostResponseDecision",
     "PreRequestInfo",
     "PromptSubmitInfo",
     "ToolCallSummary",
@@ -84,6 +91,35 @@ class PreRequestInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docst
 
 PRE_LLM_REQUEST_POINT: Final = HookPoint[PreRequestInfo, PreRequestDecision](
     "pre_llm_request", PreRequestInfo, legal(PreRequestDecision), CONTINUE
+)
+
+
+@final
+class PostLlmResponseInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
+    """The model replied; the reply is in the history, and nothing in it has acted yet."""
+
+    turn: int
+    """0-based index of the current turn."""
+    request_index: int
+    """0-based index, within the turn, of the request this reply answers."""
+    text_preview: str
+    """The start of the reply's text, at most ``PREVIEW_BYTES`` UTF-8 bytes (``""`` if none)."""
+    tool_call_count: int
+    """Number of tool calls in the reply (0: the turn is about to end)."""
+    tool_names: tuple[str, ...]
+    """The tool each call asks for, in call order (a name repeats for repeated calls)."""
+    stop_reason: StopReason
+    """Why the model stopped, normalised across providers (``max_tokens``: cut short)."""
+    input_tokens: int | None
+    """Input tokens the provider reported for the request; ``None`` if it reported none."""
+    output_tokens: int | None
+    """Output tokens the provider reported for the reply; ``None`` if it reported none."""
+
+
+PostResponseDecision: TypeAlias = Continue | Abort | Pause
+"""Legal at ``POST_LLM_RESPONSE``."""
+POST_LLM_RESPONSE_POINT: Final = HookPoint[PostLlmResponseInfo, PostResponseDecision](
+    "post_llm_response", PostLlmResponseInfo, legal(PostResponseDecision), CONTINUE
 )
 
 
@@ -180,6 +216,7 @@ ABORT_POINT: Final = HookPoint[AbortInfo, None]("abort", AbortInfo, (), None)
 HOOK_POINTS: Final[tuple[HookPoint[Any, Any], ...]] = (
     PROMPT_SUBMIT_POINT,
     PRE_LLM_REQUEST_POINT,
+    POST_LLM_RESPONSE_POINT,
     PRE_TOOL_CALL_POINT,
     POST_TOOL_CALL_POINT,
     TURN_END_POINT,

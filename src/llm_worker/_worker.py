@@ -46,11 +46,13 @@ from ._snapshot import SNAPSHOT_VERSION, WorkerSnapshot
 from ._summaries import (
     ABORT_POINT,
     HOOK_POINTS,
+    POST_LLM_RESPONSE_POINT,
     PRE_LLM_REQUEST_POINT,
     PREVIEW_BYTES,
     PROMPT_SUBMIT_POINT,
     TURN_END_POINT,
     AbortInfo,
+    PostLlmResponseInfo,
     PreRequestInfo,
     PromptSubmitInfo,
     TurnEndInfo,
@@ -374,7 +376,35 @@ class Worker(Privileged):
         except LlmClientError as exc:
             return await self._abort(f"model request failed: {exc}", error=exc)
         self._take_reply(response, chars_sent)
-        return None
+        if POST_LLM_RESPONSE_POINT not in self._asked:
+            return None
+        # The reply is in the history and its calls are the batch: a pause resumes with them,
+        # an abort closes them.
+        calls = response.tool_calls
+        usage = response.usage
+        decision = await self._hooks.ask(
+            POST_LLM_RESPONSE_POINT,
+            validated(
+                PostLlmResponseInfo,
+                turn=state.turn,
+                request_index=state.request_index - 1,
+                text_preview=utf8_prefix(response.text, PREVIEW_BYTES),
+                tool_call_count=len(calls),
+                tool_names=tuple(call.name for call in calls),
+                stop_reason=response.stop_reason,
+                input_tokens=None if usage is None else usage.input_tokens,
+                output_tokens=None if usage is None else usage.output_tokens,
+            ),
+        )
+        match decision:
+            case Continue():
+                return None
+            case Abort(reason=reason):
+                return await self._abort(reason)
+            case Pause(reason=reason):
+                return self._pause("post_llm_response", reason)
+            case _:
+                assert_never(decision)
 
     def _take_reply(self, response: LlmResponse, chars_sent: int) -> None:
         """Append a reply to the history; its tool calls become the batch to decide on."""

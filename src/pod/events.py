@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field, TypeAdapter
 
 from llm_worker import (
     ABORT_POINT,
+    POST_LLM_RESPONSE_POINT,
     POST_TOOL_CALL_POINT,
     PRE_LLM_REQUEST_POINT,
     PRE_TOOL_CALL_POINT,
@@ -27,6 +28,8 @@ from llm_worker import (
     TURN_END_POINT,
     AbortInfo,
     HookPoint,
+    PostLlmResponseInfo,
+    PostResponseDecision,
     PostToolDecision,
     PreRequestDecision,
     PreRequestInfo,
@@ -44,6 +47,7 @@ from ._errors import UnknownEventError
 __all__ = [
     "ABORT",
     "CATALOGUE",
+    "POST_LLM_RESPONSE",
     "POST_TOOL_CALL",
     "PRE_LLM_REQUEST",
     "PRE_TOOL_CALL",
@@ -51,6 +55,8 @@ __all__ = [
     "TURN_END",
     "AbortInfo",
     "HookEvent",
+    "PostLlmResponseInfo",
+    "PostResponseDecision",
     "PostToolDecision",
     "PreRequestDecision",
     "PreRequestInfo",
@@ -136,6 +142,10 @@ PRE_LLM_REQUEST: Final = HookEvent(
     PRE_LLM_REQUEST_POINT,
     "The context is about to be sent to the model (after compaction and notifications).",
 )
+POST_LLM_RESPONSE: Final = HookEvent(
+    POST_LLM_RESPONSE_POINT,
+    "The model replied; check the reply before any of its tool calls is decided or run.",
+)
 PRE_TOOL_CALL: Final = HookEvent(
     PRE_TOOL_CALL_POINT, "The model asked for a tool call; decide whether it runs."
 )
@@ -151,6 +161,7 @@ ABORT: Final = HookEvent(ABORT_POINT, "The run is being aborted (observe only)."
 CATALOGUE: Final[tuple[HookEvent[Any, Any], ...]] = (
     PROMPT_SUBMIT,
     PRE_LLM_REQUEST,
+    POST_LLM_RESPONSE,
     PRE_TOOL_CALL,
     POST_TOOL_CALL,
     TURN_END,

@@ -109,8 +109,8 @@ def test_a_file_without_hooks_gives_none(tmp_path: Path) -> None:
         ),
         (
             {"event": "pre_tool_cal", "command": ["x"]},
-            "no hook event 'pre_tool_cal'; events: prompt_submit, pre_llm_request, "
-            "pre_tool_call, post_tool_call, turn_end, abort",
+            "no hook event 'pre_tool_cal'; events: "
+            + ", ".join(event.name for event in events.CATALOGUE),
         ),
         (
             {"event": "turn_end", "command": ["x"], "on_error": "deny"},

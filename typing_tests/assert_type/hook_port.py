@@ -9,6 +9,7 @@ from typing import assert_type
 from llm_worker import (
     ABORT_POINT,
     NO_HOOKS,
+    POST_LLM_RESPONSE_POINT,
     PRE_LLM_REQUEST_POINT,
     PRE_TOOL_CALL_POINT,
     TURN_END_POINT,
@@ -17,6 +18,7 @@ from llm_worker import (
     Continue,
     HookPort,
     Pause,
+    PostLlmResponseInfo,
     PreRequestInfo,
     PreToolDecision,
     Skip,
@@ -26,10 +28,11 @@ from llm_worker import (
 from pod import HookRegistry, events
 
 
-async def engine_side(
+async def engine_side(  # noqa: PLR0917  # one Input of each kind
     port: HookPort,
     call: ToolCallSummary,
     request: PreRequestInfo,
+    reply: PostLlmResponseInfo,
     end: TurnEndInfo,
     abort: AbortInfo,
 ) -> None:
@@ -37,6 +40,7 @@ async def engine_side(
     assert_type(await port.ask(PRE_TOOL_CALL_POINT, call), PreToolDecision)
     assert_type(await port.ask(PRE_LLM_REQUEST_POINT, request), Continue | Abort | Pause)
     assert_type(await port.ask(TURN_END_POINT, end), Continue | Pause)
+    assert_type(await port.ask(POST_LLM_RESPONSE_POINT, reply), Continue | Abort | Pause)
     assert_type(await port.ask(ABORT_POINT, abort), None)
     assert_type(await NO_HOOKS.ask(TURN_END_POINT, end), Continue | Pause)
     frozen = HookRegistry().freeze()
