@@ -22,9 +22,14 @@ __all__ = [
 ]
 
 PausePoint: TypeAlias = Literal[
-    "pre_llm_request", "post_llm_response", "pre_tool_call", "post_tool_call", "turn_end"
+    "pre_compact",
+    "pre_llm_request",
+    "post_llm_response",
+    "pre_tool_call",
+    "post_tool_call",
+    "turn_end",
 ]
-"""The decision point at which a run paused."""
+"""The decision point at which a run paused (``pre_compact``: the Pod, before compacting)."""
 
 _RESULT_CONFIG = ConfigDict(frozen=True, extra="forbid")
 

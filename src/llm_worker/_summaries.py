@@ -39,6 +39,7 @@ __all__ = [
     "POST_LLM_RESPONSE_POINT",
     "POST_TOOL_CALL_POINT",
     "PREVIEW_BYTES",
+    "PRE_COMPACT_POINT",
     "PRE_LLM_REQUEST_POINT",
     "PRE_TOOL_CALL_POINT",
     "PROMPT_SUBMIT_POINT",
@@ -46,6 +47,8 @@ __all__ = [
     "AbortInfo",
     "PostLlmResponseInfo",
     "PostResponseDecision",
+    "PreCompactDecision",
+    "PreCompactInfo",
     "PreRequestInfo",
     "PromptSubmitInfo",
     "ToolCallSummary",
@@ -213,8 +216,32 @@ class AbortInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings
 ABORT_POINT: Final = HookPoint[AbortInfo, None]("abort", AbortInfo, (), None)
 
 
+@final
+class PreCompactInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
+    """Compaction is about to replace older history items by one summary."""
+
+    turn: int
+    """0-based index of the current turn."""
+    items_to_replace: int
+    """History items the summary will replace (the pinned system messages and the most
+    recent items are kept)."""
+    estimated_tokens: int
+    """Estimated input tokens of the next request before compaction (see
+    ``PreRequestInfo.estimated_tokens``)."""
+    threshold_tokens: int
+    """The compaction threshold the estimate is over (``PodSettings``)."""
+
+
+PreCompactDecision: TypeAlias = Continue | Pause
+"""Legal at ``PRE_COMPACT``."""
+PRE_COMPACT_POINT: Final = HookPoint[PreCompactInfo, PreCompactDecision](
+    "pre_compact", PreCompactInfo, legal(PreCompactDecision), CONTINUE
+)
+
+
 HOOK_POINTS: Final[tuple[HookPoint[Any, Any], ...]] = (
     PROMPT_SUBMIT_POINT,
+    PRE_COMPACT_POINT,
     PRE_LLM_REQUEST_POINT,
     POST_LLM_RESPONSE_POINT,
     PRE_TOOL_CALL_POINT,
@@ -222,4 +249,6 @@ HOOK_POINTS: Final[tuple[HookPoint[Any, Any], ...]] = (
     TURN_END_POINT,
     ABORT_POINT,
 )
-"""Every decision point, in the order a run meets them (``pod.events.CATALOGUE`` wraps each)."""
+"""Every decision point, in the order a run meets them (``pod.events.CATALOGUE`` wraps each).
+
+The Worker asks all but ``PRE_COMPACT``, which its owner asks (compaction is the Pod's)."""

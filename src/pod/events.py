@@ -22,6 +22,7 @@ from llm_worker import (
     ABORT_POINT,
     POST_LLM_RESPONSE_POINT,
     POST_TOOL_CALL_POINT,
+    PRE_COMPACT_POINT,
     PRE_LLM_REQUEST_POINT,
     PRE_TOOL_CALL_POINT,
     PROMPT_SUBMIT_POINT,
@@ -31,6 +32,8 @@ from llm_worker import (
     PostLlmResponseInfo,
     PostResponseDecision,
     PostToolDecision,
+    PreCompactDecision,
+    PreCompactInfo,
     PreRequestDecision,
     PreRequestInfo,
     PreToolDecision,
@@ -49,6 +52,7 @@ __all__ = [
     "CATALOGUE",
     "POST_LLM_RESPONSE",
     "POST_TOOL_CALL",
+    "PRE_COMPACT",
     "PRE_LLM_REQUEST",
     "PRE_TOOL_CALL",
     "PROMPT_SUBMIT",
@@ -58,6 +62,8 @@ __all__ = [
     "PostLlmResponseInfo",
     "PostResponseDecision",
     "PostToolDecision",
+    "PreCompactDecision",
+    "PreCompactInfo",
     "PreRequestDecision",
     "PreRequestInfo",
     "PreToolDecision",
@@ -138,6 +144,11 @@ def _decision_adapter(decision_types: tuple[type[BaseModel], ...]) -> TypeAdapte
 PROMPT_SUBMIT: Final = HookEvent(
     PROMPT_SUBMIT_POINT, "A user prompt is about to enter the history."
 )
+PRE_COMPACT: Final = HookEvent(
+    PRE_COMPACT_POINT,
+    "Compaction is about to replace older history items by a summary; observe, or pause "
+    "for a human before the context is lost.",
+)
 PRE_LLM_REQUEST: Final = HookEvent(
     PRE_LLM_REQUEST_POINT,
     "The context is about to be sent to the model (after compaction and notifications).",
@@ -160,6 +171,7 @@ ABORT: Final = HookEvent(ABORT_POINT, "The run is being aborted (observe only)."
 
 CATALOGUE: Final[tuple[HookEvent[Any, Any], ...]] = (
     PROMPT_SUBMIT,
+    PRE_COMPACT,
     PRE_LLM_REQUEST,
     POST_LLM_RESPONSE,
     PRE_TOOL_CALL,

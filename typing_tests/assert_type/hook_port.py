@@ -10,6 +10,7 @@ from llm_worker import (
     ABORT_POINT,
     NO_HOOKS,
     POST_LLM_RESPONSE_POINT,
+    PRE_COMPACT_POINT,
     PRE_LLM_REQUEST_POINT,
     PRE_TOOL_CALL_POINT,
     TURN_END_POINT,
@@ -19,6 +20,7 @@ from llm_worker import (
     HookPort,
     Pause,
     PostLlmResponseInfo,
+    PreCompactInfo,
     PreRequestInfo,
     PreToolDecision,
     Skip,
@@ -33,6 +35,7 @@ async def engine_side(  # noqa: PLR0917  # one Input of each kind
     call: ToolCallSummary,
     request: PreRequestInfo,
     reply: PostLlmResponseInfo,
+    compact: PreCompactInfo,
     end: TurnEndInfo,
     abort: AbortInfo,
 ) -> None:
@@ -41,6 +44,7 @@ async def engine_side(  # noqa: PLR0917  # one Input of each kind
     assert_type(await port.ask(PRE_LLM_REQUEST_POINT, request), Continue | Abort | Pause)
     assert_type(await port.ask(TURN_END_POINT, end), Continue | Pause)
     assert_type(await port.ask(POST_LLM_RESPONSE_POINT, reply), Continue | Abort | Pause)
+    assert_type(await port.ask(PRE_COMPACT_POINT, compact), Continue | Pause)
     assert_type(await port.ask(ABORT_POINT, abort), None)
     assert_type(await NO_HOOKS.ask(TURN_END_POINT, end), Continue | Pause)
     frozen = HookRegistry().freeze()

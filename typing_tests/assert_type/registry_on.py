@@ -23,7 +23,7 @@ from pod import (
     events,
     hook,
 )
-from pod.events import PostLlmResponseInfo
+from pod.events import PostLlmResponseInfo, PreCompactInfo
 
 registry = HookRegistry()
 
@@ -46,6 +46,14 @@ def observe(info: AbortInfo) -> None:
 
 def guard_reply(reply: PostLlmResponseInfo) -> Continue | Abort:
     return Continue()
+
+
+async def before_compaction(info: PreCompactInfo) -> Pause:
+    return Pause(reason="save the transcript")
+
+
+def abort_compaction(info: PreCompactInfo) -> Abort:
+    return Abort(reason="PRE_COMPACT cannot abort")
 
 
 def skip_reply(reply: PostLlmResponseInfo) -> Skip:
@@ -75,6 +83,10 @@ assert_type(
     registry.on(events.POST_LLM_RESPONSE, guard_reply),
     Callable[[PostLlmResponseInfo], Continue | Abort | Pause],
 )
+assert_type(
+    registry.on(events.PRE_COMPACT, before_compaction),
+    Callable[[PreCompactInfo], Awaitable[Continue | Pause]],
+)
 assert_type(declared, HookFunction[ToolCallSummary, Continue | Skip | Abort | Pause])
 registry.on(events.PRE_TOOL_CALL, DenyAll())
 registry.on(events.PRE_TOOL_CALL, declared)
@@ -88,3 +100,4 @@ registry.on(events.ABORT, on_prompt)  # type: ignore[arg-type]  # pyright: ignor
 registry.on(events.PRE_TOOL_CALL, review)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType, reportCallIssue]
 registry.on(events.POST_LLM_RESPONSE, skip_reply)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType, reportCallIssue]
 registry.on(events.POST_LLM_RESPONSE, guard)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType, reportCallIssue]
+registry.on(events.PRE_COMPACT, abort_compaction)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType, reportCallIssue]
