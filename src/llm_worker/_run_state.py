@@ -6,11 +6,12 @@ paused run can be saved as JSON and resumed in another process (see ``WorkerSnap
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
 from ._client import Usage
-from ._items import ToolCall, ToolResult
+from ._items import Item, ToolCall, ToolResult
 from ._results import PausePoint
 
 __all__ = ["CallState", "RunState", "ToolBatch", "WorkerStatus"]
@@ -47,6 +48,18 @@ class ToolBatch:
     next_decision: int = 0
     executed: bool = False
     next_record: int = 0
+
+    @classmethod
+    def of_reply(cls, items: Sequence[Item], start: int, request_index: int) -> ToolBatch | None:
+        """The batch of a reply's ``items`` appended at history index ``start`` (``None``: the
+        reply has no tool calls)."""
+        calls: list[CallState] = []
+        for offset, item in enumerate(items):
+            if isinstance(item, ToolCall):
+                calls.append(
+                    CallState(call=item, position=len(calls), history_index=start + offset)
+                )
+        return cls(calls=calls, request_index=request_index) if calls else None
 
     def undecided(self) -> list[CallState]:
         """The calls no one has decided on yet (a paused run's pending calls), in call order."""

@@ -9,6 +9,13 @@ Invariant: whatever happens (skip, abort, pause then a new prompt, a failing too
 arguments, an unknown tool, a failing hook, cancellation of the task running the Worker),
 every ``ToolCall`` in the history ends up with exactly one ``ToolResult``, appended in call
 order.
+
+Why this module is about 500 lines: it is the loop's state machine (run, resume, abort,
+snapshot and the points that decide the run's course: prompt, request and reply, turn end)
+and those steps share one run state. What stands apart lives apart: the tool-calls point
+(``_tool_calls.py``), running tools (``_tool_runner.py``), the interceptor chain
+(``_interceptor_chain.py``), batch bookkeeping (``ToolBatch``), the typed hook keys
+(``_summaries.py``).
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ from ._errors import (
 from ._history import History
 from ._hook_port import NO_HOOKS, HookPoint, HookPort, SelectiveHookPort
 from ._interceptor_chain import first_action, overrides
-from ._items import Item, Message, ToolCall
+from ._items import Item, Message
 from ._privilege import Privileged
 from ._results import (
     Aborted,
@@ -41,7 +48,7 @@ from ._results import (
     WorkerResult,
     Yielded,
 )
-from ._run_state import CallState, RunState, ToolBatch, WorkerStatus
+from ._run_state import RunState, ToolBatch, WorkerStatus
 from ._snapshot import SNAPSHOT_VERSION, WorkerSnapshot
 from ._summaries import (
     ABORT_POINT,
@@ -359,16 +366,10 @@ class Worker(Privileged):
                         tool_calls_this_turn=state.tool_calls_this_turn,
                     ),
                 )
-                match decision:
-                    case Continue():
-                        pass
-                    case Abort(reason=reason):
-                        return await self._abort(reason)
-                    case Pause(reason=reason):
-                        state.hooks_done = True
-                        return self._pause("pre_llm_request", reason)
-                    case _:
-                        assert_never(decision)
+                state.hooks_done = True  # if paused, resuming sends the request as it stands
+                stopped = await self._act(decision, "pre_llm_request")
+                if stopped is not None:
+                    return stopped
         state.hooks_done = False
         chars_sent = history.chars
         try:
@@ -396,15 +397,7 @@ class Worker(Privileged):
                 output_tokens=None if usage is None else usage.output_tokens,
             ),
         )
-        match decision:
-            case Continue():
-                return None
-            case Abort(reason=reason):
-                return await self._abort(reason)
-            case Pause(reason=reason):
-                return self._pause("post_llm_response", reason)
-            case _:
-                assert_never(decision)
+        return await self._act(decision, "post_llm_response")
 
     def _take_reply(self, response: LlmResponse, chars_sent: int) -> None:
         """Append a reply to the history; its tool calls become the batch to decide on."""
@@ -415,18 +408,11 @@ class Worker(Privileged):
         if response.usage is not None:
             state.usage.append(response.usage)
             history.calibrate(response.usage.input_tokens, chars_sent)
-        start = len(history)
-        items = response.items
-        history.extend(items)
-        calls: list[CallState] = []
-        for offset, item in enumerate(items):
-            if isinstance(item, ToolCall):
-                calls.append(
-                    CallState(call=item, position=len(calls), history_index=start + offset)
-                )
-        if calls:
-            state.tool_calls_this_turn += len(calls)
-            state.batch = ToolBatch(calls=calls, request_index=request_index)
+        batch = ToolBatch.of_reply(response.items, len(history), request_index)
+        history.extend(response.items)
+        if batch is not None:
+            state.tool_calls_this_turn += len(batch.calls)
+            state.batch = batch
             state.point = "tool_calls"
         else:
             state.final_text = response.text
@@ -445,13 +431,9 @@ class Worker(Privileged):
         if not state.interceptors_done:
             action = first_action(self._turn_end_chain, self._history)
             state.interceptors_done = True
-            match action:
-                case Continue():
-                    pass
-                case Pause(reason=reason):
-                    return self._pause("turn_end", reason)
-                case _:
-                    assert_never(action)
+            stopped = await self._act(action, "turn_end")
+            if stopped is not None:
+                return stopped
         if not state.hooks_done and TURN_END_POINT in self._asked:
             decision = await self._hooks.ask(
                 TURN_END_POINT,
@@ -461,19 +443,29 @@ class Worker(Privileged):
                     final_text_preview=utf8_prefix(state.final_text, PREVIEW_BYTES),
                 ),
             )
-            match decision:
-                case Continue():
-                    pass
-                case Pause(reason=reason):
-                    state.hooks_done = True
-                    return self._pause("turn_end", reason)
-                case _:
-                    assert_never(decision)
+            state.hooks_done = True  # if paused, resuming finishes the turn
+            stopped = await self._act(decision, "turn_end")
+            if stopped is not None:
+                return stopped
         state.status = "idle"
         state.point = "idle"
         return Finished(text=state.final_text, turn=state.turn)
 
     # -- acting ---------------------------------------------------------------------------
+
+    async def _act(
+        self, decision: Continue | Abort | Pause, point: PausePoint
+    ) -> WorkerResult | None:
+        """What a decision means at any point: carry on (``None``), abort, or pause there."""
+        match decision:
+            case Continue():
+                return None
+            case Abort(reason=reason):
+                return await self._abort(reason)
+            case Pause(reason=reason):
+                return self._pause(point, reason)
+            case _:
+                assert_never(decision)
 
     async def _stop(self, stop: Stop) -> WorkerResult:
         match stop:
