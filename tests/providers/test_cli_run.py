@@ -94,6 +94,8 @@ def test_pod_run_completes_a_multi_tool_session(
     assert code == 0, out
     assert FINAL in out
     assert " ".join(out.split()).count("hooks PRE_TOOL_CALL") == 4
+    # One reply check per model request, traced field by field.
+    assert " ".join(out.split()).count("hooks POST_LLM_RESPONSE") == 3
     assert "TURN_END" in out
     assert len(server.requests) == 3
     tool_names = {
