@@ -10,9 +10,10 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, get_origin
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from . import events
@@ -64,8 +65,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _type_name(annotation: object) -> str:
-    name = getattr(annotation, "__name__", None)
-    return name if isinstance(name, str) else str(annotation).replace("typing.", "")
+    if isinstance(annotation, type) and get_origin(annotation) is None:  # a plain class
+        return annotation.__name__
+    return str(annotation).replace("typing.", "")
 
 
 def events_table() -> Table:
@@ -77,7 +79,7 @@ def events_table() -> Table:
     table.add_column("when")
     for event in events.CATALOGUE:
         fields = "\n".join(
-            f"  {name}: {_type_name(field.annotation)}"
+            f"  {name}: {escape(_type_name(field.annotation))}"  # ``[str, ...]`` is not markup
             for name, field in event.input_type.model_fields.items()
         )
         decisions = (
