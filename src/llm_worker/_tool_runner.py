@@ -34,8 +34,14 @@ class ToolRunner:
 
     async def run_batch(self, batch: ToolBatch) -> None:
         """Give every approved call of ``batch`` without a result one, running them together."""
+        calls = batch.calls
+        if len(calls) == 1:  # the common case: no list, no task group
+            only = calls[0]
+            if only.decision == "approved" and only.result is None:
+                only.result = await self.run(only.call)
+            return
         to_run = batch.to_run()
-        if len(to_run) == 1:  # the common case, without a task group
+        if len(to_run) == 1:
             to_run[0].result = await self.run(to_run[0].call)
             return
         async with asyncio.TaskGroup() as group:

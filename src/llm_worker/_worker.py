@@ -25,7 +25,7 @@ from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from typing import Any, Final, assert_never, final
 
 from ._client import LlmClient, LlmRequest, LlmResponse, Usage
-from ._decisions import Abort, Continue, Pause
+from ._decisions import CONTINUE, Abort, Continue, Pause
 from ._errors import (
     HookFailedError,
     LlmClientError,
@@ -304,7 +304,7 @@ class Worker(Privileged):
     async def _submit(self, prompt: str) -> WorkerResult:
         state = self._state
         info = PromptInfo(message=Message(role="user", text=prompt))
-        action = first_action(self._prompt_chain, info)
+        action = first_action(self._prompt_chain, info) if self._prompt_chain else CONTINUE
         if isinstance(action, Continue) and PROMPT_SUBMIT_POINT in self._asked:
             summary = PromptSubmitInfo(input_text=info.message.text, turn=state.turn)
             action = await self._hooks.ask(PROMPT_SUBMIT_POINT, summary)
@@ -324,8 +324,12 @@ class Worker(Privileged):
         while True:
             if state.point == "pre_llm_request":
                 outcome = await self._request_step()
-            elif state.point == "tool_calls":
-                outcome = await self._tool_step(resolutions)
+            elif state.point == "tool_calls":  # ToolCalls is the step (one coroutine less)
+                stop = await self._tool_calls.step(state, self._history, resolutions)
+                if stop is not None:
+                    return await self._stop(stop)
+                state.point = "pre_llm_request"
+                continue
             elif state.point == "turn_end":
                 outcome = await self._turn_end_step()
             else:
@@ -343,7 +347,7 @@ class Worker(Privileged):
                 state.status = "idle"
                 state.point = "idle"
                 return LimitReached(limit=self._max_requests, turn=state.turn)
-            action = first_action(self._request_chain, history)
+            action = first_action(self._request_chain, history) if self._request_chain else CONTINUE
             match action:
                 case Continue():
                     pass
@@ -366,10 +370,9 @@ class Worker(Privileged):
                         tool_calls_this_turn=state.tool_calls_this_turn,
                     ),
                 )
-                state.hooks_done = True  # if paused, resuming sends the request as it stands
-                stopped = await self._act(decision, "pre_llm_request")
-                if stopped is not None:
-                    return stopped
+                if not isinstance(decision, Continue):
+                    state.hooks_done = True  # if paused, resuming sends the request as it is
+                    return await self._act(decision, "pre_llm_request")
         state.hooks_done = False
         chars_sent = history.chars
         try:
@@ -397,7 +400,11 @@ class Worker(Privileged):
                 output_tokens=None if usage is None else usage.output_tokens,
             ),
         )
-        return await self._act(decision, "post_llm_response")
+        return (
+            None
+            if isinstance(decision, Continue)
+            else await self._act(decision, "post_llm_response")
+        )
 
     def _take_reply(self, response: LlmResponse, chars_sent: int) -> None:
         """Append a reply to the history; its tool calls become the batch to decide on."""
@@ -418,22 +425,14 @@ class Worker(Privileged):
             state.final_text = response.text
             state.point = "turn_end"
 
-    async def _tool_step(self, resolutions: Mapping[str, CallResolution]) -> WorkerResult | None:
-        state = self._state
-        stop = await self._tool_calls.step(state, self._history, resolutions)
-        if stop is not None:
-            return await self._stop(stop)
-        state.point = "pre_llm_request"
-        return None
-
     async def _turn_end_step(self) -> WorkerResult | None:
         state = self._state
         if not state.interceptors_done:
-            action = first_action(self._turn_end_chain, self._history)
+            chain = self._turn_end_chain
+            action = first_action(chain, self._history) if chain else CONTINUE
             state.interceptors_done = True
-            stopped = await self._act(action, "turn_end")
-            if stopped is not None:
-                return stopped
+            if not isinstance(action, Continue):
+                return await self._act(action, "turn_end")
         if not state.hooks_done and TURN_END_POINT in self._asked:
             decision = await self._hooks.ask(
                 TURN_END_POINT,
@@ -443,23 +442,18 @@ class Worker(Privileged):
                     final_text_preview=utf8_prefix(state.final_text, PREVIEW_BYTES),
                 ),
             )
-            state.hooks_done = True  # if paused, resuming finishes the turn
-            stopped = await self._act(decision, "turn_end")
-            if stopped is not None:
-                return stopped
+            if not isinstance(decision, Continue):
+                state.hooks_done = True  # if paused, resuming finishes the turn
+                return await self._act(decision, "turn_end")
         state.status = "idle"
         state.point = "idle"
         return Finished(text=state.final_text, turn=state.turn)
 
     # -- acting ---------------------------------------------------------------------------
 
-    async def _act(
-        self, decision: Continue | Abort | Pause, point: PausePoint
-    ) -> WorkerResult | None:
-        """What a decision means at any point: carry on (``None``), abort, or pause there."""
+    async def _act(self, decision: Abort | Pause, point: PausePoint) -> WorkerResult:
+        """What a decision that stops the run means at any point: abort, or pause there."""
         match decision:
-            case Continue():
-                return None
             case Abort(reason=reason):
                 return await self._abort(reason)
             case Pause(reason=reason):
