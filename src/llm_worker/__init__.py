@@ -57,6 +57,7 @@ from ._results import Yielded as Yielded
 from ._run_state import WorkerStatus as WorkerStatus
 from ._snapshot import SNAPSHOT_VERSION as SNAPSHOT_VERSION
 from ._snapshot import WorkerSnapshot as WorkerSnapshot
+from ._snapshot import check_known_version as check_known_version
 from ._snapshot import check_snapshot_header as check_snapshot_header
 from ._snapshot import parse_snapshot_json as parse_snapshot_json
 
@@ -66,6 +67,7 @@ from ._text import utf8_len as utf8_len
 from ._text import utf8_prefix as utf8_prefix
 from ._tool_calls import CallResolution as CallResolution
 from ._tools import FunctionTool as FunctionTool
+from ._tools import PrivilegedTool as PrivilegedTool
 from ._tools import Tool as Tool
 from ._tools import ToolDefinition as ToolDefinition
 from ._tools import tool as tool
@@ -105,6 +107,7 @@ __all__ = [
     "PreRequestDecision",
     "PreToolDecision",
     "Privileged",
+    "PrivilegedTool",
     "PromptSubmitDecision",
     "Reasoning",
     "Role",
@@ -134,6 +137,7 @@ __all__ = [
     "WorkerStateError",
     "WorkerStatus",
     "Yielded",
+    "check_known_version",
     "check_snapshot_header",
     "parse_snapshot_json",
     "tool",

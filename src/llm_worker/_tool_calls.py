@@ -29,7 +29,7 @@ from ._summaries import (
 )
 from ._text import utf8_len, utf8_prefix
 from ._tool_runner import ToolRunner, error_result
-from ._tools import Tool
+from ._tools import PrivilegedTool
 from ._validated import validated
 from .interceptor import Interceptor, ToolCallInfo, ToolMeta, ToolResultInfo
 
@@ -58,7 +58,7 @@ class ToolCalls:
     def __init__(
         self,
         *,
-        tools: Mapping[str, Tool],
+        tools: Mapping[str, PrivilegedTool],
         runner: ToolRunner,
         interceptors: Sequence[Interceptor],
         hooks: HookPort,

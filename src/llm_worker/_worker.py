@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, Final, assert_never, final
 
 from ._client import LlmClient, LlmRequest, LlmResponse, Usage
@@ -67,7 +68,7 @@ from ._summaries import (
 from ._text import utf8_prefix
 from ._tool_calls import CallResolution, PauseAt, Stop, ToolCalls
 from ._tool_runner import ToolRunner
-from ._tools import Tool, ToolDefinition
+from ._tools import PrivilegedTool, Tool, ToolDefinition
 from ._validated import validated
 from .interceptor import (
     Interceptor,
@@ -111,11 +112,13 @@ class Worker(Privileged):
         history: Iterable[Item] = (),
     ) -> None:
         self._client = client
-        self._tools: dict[str, Tool] = {}
+        # Held (and handed out) marked privileged, whatever class the caller's tools are of.
+        self._tools: dict[str, PrivilegedTool] = {}
         for tool in tools:
             if tool.name in self._tools:
                 raise UsageError(f"two tools are named {tool.name!r}")
-            self._tools[tool.name] = tool
+            self._tools[tool.name] = PrivilegedTool.of(tool)
+        self._tools_view: Mapping[str, PrivilegedTool] = MappingProxyType(dict(self._tools))
         self._tool_definitions = tuple(ToolDefinition.of(t) for t in self._tools.values())
         self._interceptors = tuple(interceptors)
         # Only the methods an interceptor overrides are called: the base ones carry on.
@@ -196,9 +199,9 @@ class Worker(Privileged):
         return self._history.estimated_tokens()
 
     @property
-    def tools(self) -> Mapping[str, Tool]:
-        """The tools by name."""
-        return self._tools
+    def tools(self) -> Mapping[str, PrivilegedTool]:
+        """The tools by name (a read-only view of a copy: changing it changes no run)."""
+        return self._tools_view
 
     # -- saving and restoring -------------------------------------------------------------
 

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal, TypeAlias, TypeVar, final
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 from llm_worker import (
     Abort,
@@ -41,10 +41,9 @@ DecisionT = TypeVar("DecisionT")
 
 
 @final
-class TraceEvent(BaseModel):
+class TraceEvent(BaseModel, frozen=True, extra="forbid"):
     """One step of a run, as the trace reports it."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     source: TraceSource
     actor: str
     """The interceptor (``compaction``, ``notification``, ``truncation``), the event
@@ -132,12 +131,13 @@ class TracingHookPort:
         self._trace = trace
 
     async def ask(self, point: HookPoint[InputT, DecisionT], info: InputT, /) -> DecisionT:
+        # Described before the hooks run: the last hook is handed the original Input.
+        message = _MESSAGES.get(point.name, _fields)(info)
         deciders: list[str] = []
         decision = await self._hooks.ask(point, info, on_decided=deciders.append)
         described = describe_decision(decision)  # type: ignore[arg-type]  # a decision or None
         if deciders:
             described += f" (by {deciders[0]})"
-        message = _MESSAGES.get(point.name, _fields)(info)
         self._trace(
             TraceEvent(
                 source="hooks", actor=point.name.upper(), message=message, decision=described
