@@ -23,7 +23,6 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
-from types import CoroutineType
 from typing import (
     Any,
     Final,
@@ -32,12 +31,11 @@ from typing import (
     Protocol,
     TypeAlias,
     TypeVar,
-    cast,
     final,
     overload,
 )
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from typing_extensions import override
 
 from llm_worker import HookFailedError, HookPoint, Skip
@@ -46,6 +44,7 @@ from . import events
 from ._command_hook import CommandHook
 from ._errors import PodUsageError, RegistryFrozenError, UnknownEventError
 from ._hook_base import declared_event
+from ._hook_exchange import awaited_coroutine, illegal, legal_copy, own_copy
 from ._permissions import PermissionHook
 from .events import HookEvent
 
@@ -110,72 +109,6 @@ def _reads_only(fn: object) -> bool:
 def _is_async(fn: Callable[..., object]) -> bool:
     return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
         getattr(fn, "__call__", None)  # noqa: B004  # a callable object's async __call__
-    )
-
-
-def _own_copy(info: InputT) -> InputT:
-    """A fresh, equal Input for one hook (``info`` is never handed out before this).
-
-    A copy rather than one shared object because no Python object of a class we define can
-    be shared safely: ``__class__`` assignment, ``object.__setattr__`` on ``__dict__`` and
-    pydantic's ``validate_assignment`` all rewrite one in place (bench: about a microsecond
-    per hook, ``docs/security.md``).
-    """
-    copy: InputT = type(info).__pydantic_validator__.validate_python(vars(info))
-    return copy
-
-
-async def _awaited_coroutine(result: object) -> object:
-    """Await what an async hook returned, if it is a real coroutine (its own code).
-
-    Any other awaitable is refused unawaited: its ``__await__`` would be user code the
-    hook did not declare, run inside the engine's dispatch.
-    """
-    if type(result) is not CoroutineType:
-        raise TypeError(f"an async hook must return a coroutine, not {type(result).__name__}")
-    return await cast("Coroutine[Any, Any, object]", result)
-
-
-def _legal_copy(decision: object, legal: tuple[type[BaseModel], ...]) -> BaseModel | None:
-    """Return a fresh, validated copy of ``decision`` if it is one the event allows.
-
-    The type must be exactly a legal decision class, and every field a plain ``str`` (all
-    decision fields are): a decision made with ``model_construct`` or rewritten in place
-    could hold anything, e.g. an object whose ``__str__`` would run when the engine reads
-    the reason. The copy means the hook keeps no handle on what the engine acts on.
-    """
-    decision_type = next((t for t in legal if type(decision) is t), None)
-    if decision_type is None:
-        return None
-    values: object = object.__getattribute__(decision, "__dict__")
-    if not isinstance(values, dict):
-        return None
-    # ``dict.get``, not ``values.get``: ``__dict__`` may have been swapped for a subclass.
-    known = cast("dict[str, object]", values)
-    get = dict[str, object].get
-    fields = {name: get(known, name) for name in decision_type.model_fields}
-    if not all(type(value) is str for value in fields.values()):
-        return None
-    try:
-        return decision_type.model_validate(fields)
-    except ValidationError:
-        return None
-
-
-def _illegal(decision: object, entry: _EventHooks) -> str:
-    """Say why ``decision`` is not an answer the event of ``entry`` allows."""
-    if type(decision) is CoroutineType:
-        coroutine = cast("Coroutine[Any, Any, object]", decision)
-        if inspect.getcoroutinestate(coroutine) == inspect.CORO_CREATED:
-            coroutine.close()  # never started: closing runs none of its code
-        return "returned a coroutine from a sync hook (declare it `async def`)"
-    if not entry.legal:
-        return f"returned {type(decision).__name__}; it observes only"
-    if type(decision) in entry.legal:
-        return f"returned a malformed {type(decision).__name__} (a field is not a plain str)"
-    return (
-        f"returned {type(decision).__name__}, which {entry.name.upper()} does not allow "
-        f"(allowed: {' | '.join(t.__name__ for t in entry.legal)})"
     )
 
 
@@ -444,11 +377,11 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
                 # Each hook gets an Input of its own: whatever it does to it, no other hook,
                 # the trace or the engine sees it. The last hook gets the original, which
                 # nothing reads after it: one hook per event costs no copy at all.
-                own = info if registration is last or registration.reads_only else _own_copy(info)
+                own = info if registration is last or registration.reads_only else own_copy(info)
                 if registration.timeout is None:
                     decision = registration.fn(own)
                     if registration.is_async:
-                        decision = await _awaited_coroutine(decision)
+                        decision = await awaited_coroutine(decision)
                 else:
                     decision = await self._call_with_timeout(registration, own)
             except Exception as exc:
@@ -462,12 +395,12 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
                 decision_type = type(decision)
                 if decision_type is neutral_type:
                     continue
-                answer = _legal_copy(decision, entry.legal)
+                answer = legal_copy(decision, entry.legal)
                 if answer is not None:
                     if on_decided is not None:
                         on_decided(registration.name)
                     return answer  # type: ignore[return-value]  # a decision legal here
-                problem = _illegal(decision, entry)
+                problem = illegal(decision, entry.name, entry.legal)
             try:
                 outcome = self._failed(registration, problem, cause)
             except HookFailedError as failure:
@@ -490,7 +423,7 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
         assert registration.timeout is not None
         async with asyncio.timeout(registration.timeout):
             if registration.is_async:
-                return await _awaited_coroutine(fn(info))
+                return await awaited_coroutine(fn(info))
             # What a sync hook returns is its answer: it is never awaited.
             return await asyncio.to_thread(fn, info)
 
