@@ -29,7 +29,7 @@ from llm_worker import (
 
 from ._registry import FrozenHookRegistry
 
-__all__ = ["TraceEvent", "TraceSource", "Tracer", "TracingHookPort"]
+__all__ = ["TraceEvent", "TraceSource", "Tracer", "TracingHookPort", "decided_by"]
 
 TraceSource: TypeAlias = Literal["interceptor", "hooks", "pod"]
 """Who acted: an internal interceptor, the hooks of an event, or the Pod itself."""
@@ -73,6 +73,15 @@ def describe_decision(decision: Continue | Skip | Abort | Pause | None) -> str:
             return f"Pause: {reason}" if reason else "Pause"
 
 
+_BY: Final = " (by "
+
+
+def decided_by(decision: str) -> str | None:
+    """The hook named in a traced decision (``"Pause: why (by my.hook)"`` -> ``my.hook``)."""
+    head, marker, name = decision.rpartition(_BY)
+    return name[:-1] if marker and head and name.endswith(")") else None
+
+
 def _preview(text: str, limit: int = _ARGUMENTS_PREVIEW) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -103,10 +112,14 @@ def _abort(info: AbortInfo) -> str:
 
 
 def _fields(info: BaseModel) -> str:
-    """Any Input in one line, field by field (events without a message of their own)."""
+    """Any Input in one line, field by field (events without a message of their own).
+
+    Previews are left out: they repeat text the run shows elsewhere (a reply's preview is
+    the answer itself)."""
     return ", ".join(
         f"{name}={_preview(json.dumps(value, ensure_ascii=False))}"
         for name, value in info.model_dump(mode="json").items()
+        if not name.endswith("_preview")
     )
 
 
@@ -137,7 +150,7 @@ class TracingHookPort:
         decision = await self._hooks.ask(point, info, on_decided=deciders.append)
         described = describe_decision(decision)  # type: ignore[arg-type]  # a decision or None
         if deciders:
-            described += f" (by {deciders[0]})"
+            described += f"{_BY}{deciders[0]})"
         self._trace(
             TraceEvent(
                 source="hooks", actor=point.name.upper(), message=message, decision=described
