@@ -22,9 +22,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-import os
-import sys
-import traceback
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from typing import (
     Any,
@@ -48,6 +45,7 @@ from ._command_hook import CommandHook
 from ._errors import PodUsageError, RegistryFrozenError, UnknownEventError
 from ._hook_base import declared_event, input_mismatch
 from ._hook_exchange import awaited_coroutine, illegal, legal_copy, own_copy
+from ._hook_names import hook_name, raised
 from ._permissions import PermissionHook
 from .events import HookEvent
 
@@ -96,50 +94,6 @@ class _EventHooks(NamedTuple):
     neutral: object
     """What the event resolves to when every hook continues."""
     hooks: tuple[_Registration, ...]
-
-
-def _hook_name(fn: Callable[..., object]) -> str:
-    """The hook's qualified name, by its public path when a package re-exports it
-    (``pod.PermissionHook``, not ``pod._permissions.PermissionHook``)."""
-    named: object = fn if hasattr(fn, "__qualname__") else type(fn)
-    module = getattr(named, "__module__", None) or "?"
-    qualname: str = getattr(named, "__qualname__", None) or type(fn).__qualname__
-    if module.startswith("_") or "._" in module:
-        package = sys.modules.get(module.partition(".")[0])
-        outer = qualname.partition(".")[0]
-        defining = sys.modules.get(module)
-        exported = package is not None and defining is not None
-        if exported and getattr(package, outer, None) is getattr(defining, outer, object()):
-            module = package.__name__ if package is not None else module
-    return f"{module}.{qualname}"
-
-
-def _raised(fn: Callable[..., object], exc: BaseException) -> str:
-    """``raised KeyError: 'b' at hooks.py:12``: the line is the innermost frame of the
-    traceback in the file the hook is defined in (else the innermost frame of all)."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    home = _defining_file(fn)
-    own = [frame for frame in frames if home is not None and frame.filename == home]
-    where = (own or frames)[-1:] if frames else []
-    place = f" at {_shown_path(where[0].filename)}:{where[0].lineno}" if where else ""
-    return f"raised {type(exc).__name__}: {exc}{place}"
-
-
-def _shown_path(filename: str) -> str:
-    """Relative to the working folder when inside it (shorter, and what users type)."""
-    path = os.path.abspath(filename)
-    relative = os.path.relpath(path)
-    return path if relative.startswith("..") else relative
-
-
-def _defining_file(fn: Callable[..., object]) -> str | None:
-    code = getattr(fn, "__code__", None) or getattr(
-        getattr(type(fn), "__call__", None),  # noqa: B004  # a hook object's __call__
-        "__code__",
-        None,
-    )
-    filename = getattr(code, "co_filename", None)
-    return filename if isinstance(filename, str) else None
 
 
 def _reads_only(fn: object) -> bool:
@@ -242,7 +196,7 @@ class HookRegistry:
             raise PodUsageError("a hook timeout must be positive")
 
         def register(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
-            name = _hook_name(fn)
+            name = hook_name(fn)
             if self._frozen is not None:
                 raise RegistryFrozenError(event.name.upper(), name)
             if not callable(fn):
@@ -435,7 +389,7 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
                 problem = (
                     f"timed out after {registration.timeout}s"
                     if isinstance(exc, TimeoutError)
-                    else _raised(registration.fn, exc)
+                    else raised(registration.fn, exc)
                 )
             else:
                 decision_type = type(decision)
