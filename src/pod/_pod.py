@@ -210,6 +210,8 @@ class Pod(Privileged):
         self._enter()
         try:
             if self._worker.status == "yielded":  # paused at PRE_COMPACT: the go-ahead
+                if decisions:  # refused before anything changes: no call is pending here
+                    raise WorkerStateError(f"no pending tool call with id {', '.join(decisions)}")
                 await self._compact()
             return await self._settle(await self._worker.resume(decisions))
         finally:

@@ -26,6 +26,7 @@ from pod import (
     PodSettings,
     PodSnapshot,
     SummaryText,
+    WorkerStateError,
     events,
 )
 from pod.events import PreCompactDecision, PreCompactInfo
@@ -149,3 +150,16 @@ def test_pre_compact_cannot_skip_or_abort() -> None:
     registry = HookRegistry()
     with pytest.raises(Exception, match="only meaningful for PRE_TOOL_CALL"):
         registry.on(events.PRE_COMPACT, lambda info: Continue(), on_error="deny")
+
+
+async def test_decisions_for_calls_are_refused_at_a_pause_before_compaction() -> None:
+    pod = pod_with(lambda info: Pause(reason="wait"), Summariser())
+    assert isinstance(await pod.run("next"), Paused)
+    before = pod.history
+
+    with pytest.raises(WorkerStateError, match=r"^no pending tool call with id c1$"):
+        await pod.resume({"c1": Continue()})
+
+    assert pod.history == before  # nothing was compacted
+    assert pod.status == "paused"
+    assert await pod.resume() == Finished(text="done", turn=0)
