@@ -33,6 +33,7 @@ from mypy.nodes import (
     Expression,
     ExpressionStmt,
     ForStmt,
+    FuncDef,
     FuncItem,
     IfStmt,
     Import,
@@ -168,7 +169,7 @@ class Provenance:
         self.top_level_hazards: list[tuple[int, str]] = []
         """What a module with hook code may not do anywhere: a TYPE_CHECKING split that binds
         names at run time, patching another module, installing process-wide callbacks."""
-        self._attached: dict[int, list[Expression | FuncItem]] = {}
+        self._attached: dict[int, list[Expression]] = {}
         self._unknown: dict[Var, Var | None] = {}
         """Answers of :meth:`unknown_source` (one ``closed`` per module: the walker's)."""
         self._sources: dict[Var, set[Var]] = {}
@@ -246,10 +247,7 @@ class Provenance:
         ``f.register(int, impl)``): a ``functools.singledispatch`` function runs it."""
         self._complete()
         for value in self._attached.get(id(function), ()):
-            if isinstance(value, FuncItem):
-                yield value
-            else:
-                yield from _code_in(value)
+            yield from _code_in(value)
 
     # -- the pass -------------------------------------------------------------------------
 
@@ -301,19 +299,38 @@ class Provenance:
         if typ is not None and not isinstance(typ, Instance) and class_of(typ) is not None:
             self.patched[id(target)] = f'assigning attribute "{target.name}" of a class'
 
-    def _attach(self, receiver: Expression, value: Expression | FuncItem) -> None:
+    def _attach(
+        self, receiver: Expression, value: Expression, seen: set[Var] | None = None
+    ) -> None:
         """Record ``value`` as code of the function an attribute chain starts from
-        (``f.register`` in ``@f.register(int)`` or ``f.register(int, impl)``)."""
-        while isinstance(receiver, CallExpr | MemberExpr):
-            if isinstance(receiver, CallExpr):
-                receiver = receiver.callee
-                continue
-            if isinstance(receiver.expr, RefExpr):
-                owner = function_of(receiver.expr.node)
-                if owner is not None and owner is not value:
-                    self._attached.setdefault(id(owner), []).append(value)
-                return
-            receiver = receiver.expr
+        (``f.register`` in ``@f.register(int)`` or ``f.register(int, impl)``). A chain that
+        starts from a variable (``d = singledispatch(base)``, ``reg = f.register``) gives
+        ``value`` to the variable, and to whatever function the variable is bound from."""
+        root = receiver
+        registers = False
+        while isinstance(root, CallExpr | MemberExpr):
+            if isinstance(root, MemberExpr):
+                registers = registers or root.name == "register"
+                root = root.expr
+            else:
+                root = root.callee
+        if not isinstance(root, NameExpr):
+            return
+        owner = function_of(root.node)
+        if owner is not None:
+            self._attached.setdefault(id(owner), []).append(value)
+            return
+        var = root.node
+        if not isinstance(var, Var) or var in (seen := seen or set()):
+            return
+        if not registers and root is not receiver:
+            return  # a method call on a variable: ``_call`` decides what it stores
+        seen.add(var)
+        bound = list(self._flows.get(var, ()))
+        if registers:
+            self._flows.setdefault(var, []).append(_Flow(value, receiver.line))
+        for flow in bound:
+            self._attach(flow.value, value, seen)
 
     def _walk(self, statements: Iterable[Statement]) -> None:
         pending: list[Node] = list(statements)
@@ -374,7 +391,7 @@ class Provenance:
         elif isinstance(node, Decorator):
             self.decorators[id(node.func)] = node
             for decorator in node.decorators:
-                self._attach(decorator, node.func)
+                self._attach(decorator, _reference(node.func))
             pending.append(node.func)
         elif isinstance(node, OverloadedFuncDef):
             pending.extend(node.items)
@@ -393,7 +410,7 @@ class Provenance:
                 self._call(expr, expr.callee)
                 for argument in expr.args:
                     self._attach(expr.callee, argument)
-            elif isinstance(expr, CallExpr) and isinstance(expr.callee, CallExpr):
+            elif isinstance(expr, CallExpr) and isinstance(expr.callee, CallExpr | NameExpr):
                 for argument in expr.args:
                     self._attach(expr.callee, argument)
 
@@ -494,6 +511,14 @@ _LEAVES: Final = frozenset(
 _SHOWN: Final = 60
 """Longest right-hand side a message quotes whole."""
 _TYPE_CHECKING_NAMES: Final = frozenset({"TYPE_CHECKING", "MYPY"})
+
+
+def _reference(value: FuncDef) -> NameExpr:
+    """A name bound to a function (what a decorator is given)."""
+    name = NameExpr(value.name)
+    name.node = value
+    name.line = value.line
+    return name
 
 
 def _code_in(value: Expression) -> Iterable[FuncItem | TypeInfo]:
