@@ -16,7 +16,7 @@ task at any time.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TypeAlias, final
 
 from llm_worker import (
@@ -77,6 +77,9 @@ class Pod(Privileged):
         system_prompt: sent with every model request.
         history: items to start from (e.g. a restored conversation).
         trace: receives a :class:`TraceEvent` for each interceptor action and hook decision.
+        wrap_hooks: wraps the hook port the Worker asks (tracing included), e.g. so
+            ``pod.durable`` can record every decision; it must keep the port's answers to
+            ``listens_to``.
 
     Example:
         ```python
@@ -98,6 +101,7 @@ class Pod(Privileged):
         system_prompt: str | None = None,
         history: Iterable[Item] = (),
         trace: Tracer | None = None,
+        wrap_hooks: Callable[[HookPort], HookPort] | None = None,
     ) -> None:
         self._settings = settings = settings if settings is not None else PodSettings()
         self._trace = trace
@@ -115,6 +119,8 @@ class Pod(Privileged):
             interceptors.append(TruncationInterceptor(settings.max_tool_output_bytes, trace=trace))
         self._hooks = _policy_registry(permissions).then(_frozen(hooks))
         port: HookPort = self._hooks if trace is None else TracingHookPort(self._hooks, trace)
+        if wrap_hooks is not None:
+            port = wrap_hooks(port)
         self._summariser: Summariser = (
             summariser if summariser is not None else LlmSummariser(client)
         )

@@ -1,0 +1,207 @@
+"""What a durable run records: the model, tools, summaries and hooks, each call a DBOS step.
+
+Wrapped around a Pod's client, tools, summariser and hook port, each call runs as a DBOS
+step when a workflow is running: its output is checkpointed before the run goes on, and a
+replay (recovery after a crash) returns the recorded output instead of calling again. Outside
+a workflow the wrappers call straight through.
+
+Outputs cross the checkpoint as plain values: DBOS pickles what a step returns or raises,
+and not every exception survives pickling (``HookFailedError`` takes keyword arguments, a
+tool's own exception may hold anything). So a step catches the failures the Worker handles
+and returns them as a small record; the wrapper raises the equivalent error outside the step,
+which gives the Worker the same message live and on replay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, TypeVar, final
+
+from dbos import DBOS
+from pydantic import JsonValue
+
+from llm_worker import (
+    AbortInfo,
+    HookFailedError,
+    HookPoint,
+    HookPort,
+    Item,
+    LlmClient,
+    LlmRequest,
+    LlmResponse,
+    PostToolDecision,
+    PreRequestDecision,
+    PreRequestInfo,
+    PreToolDecision,
+    PromptSubmitDecision,
+    PromptSubmitInfo,
+    SelectiveHookPort,
+    Tool,
+    ToolArgumentsError,
+    ToolCallSummary,
+    ToolResultSummary,
+    TurnEndDecision,
+    TurnEndInfo,
+)
+
+from .._summariser import Summariser, SummaryText
+
+__all__ = ["StepClient", "StepHookPort", "StepSummariser", "StepTool", "step_names"]
+
+T = TypeVar("T")
+
+MODEL_STEP: Final = "pod.model"
+SUMMARY_STEP: Final = "pod.summary"
+TOOL_STEP_PREFIX: Final = "pod.tool:"
+HOOK_STEP_PREFIX: Final = "pod.hook:"
+
+
+def step_names() -> tuple[str, str, str, str]:
+    """The step names (model, summary, tool prefix, hook prefix), for readers of records."""
+    return MODEL_STEP, SUMMARY_STEP, TOOL_STEP_PREFIX, HOOK_STEP_PREFIX
+
+
+async def _step(name: str, call: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run ``call`` (an ``async def``: DBOS runs anything else in a thread) as a DBOS step
+    named ``name``, with no retries: a failure is recorded like an output."""
+    return await DBOS.run_step_async({"name": name}, call)
+
+
+@final
+class StepClient:
+    """An ``LlmClient`` whose every request is a step: the reply is recorded, never the
+    request (so a step writes only what is new, whatever the history's length)."""
+
+    def __init__(self, client: LlmClient) -> None:
+        self._client = client
+
+    async def complete(self, request: LlmRequest) -> LlmResponse:
+        """Ask the model once per run: a replay returns the recorded reply (or error)."""
+        async def request_once() -> LlmResponse:
+            return await self._client.complete(request)
+
+        return await _step(MODEL_STEP, request_once)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _ToolFailure:
+    """A tool's exception as a record: its class name and message (what the model sees)."""
+
+    type_name: str
+    message: str
+
+
+@final
+class StepTool:
+    """A ``Tool`` whose every call is a step; name, description and schema are the tool's."""
+
+    def __init__(self, tool: Tool) -> None:
+        self._tool = tool
+        self._step_name = TOOL_STEP_PREFIX + tool.name
+
+    @property
+    def name(self) -> str:
+        return self._tool.name
+
+    @property
+    def description(self) -> str:
+        return self._tool.description
+
+    @property
+    def parameters(self) -> Mapping[str, JsonValue]:
+        return self._tool.parameters
+
+    async def call(self, arguments: dict[str, JsonValue]) -> str:
+        """Run the tool once per run; a replay returns the recorded text or failure."""
+        async def call_once() -> str | _ToolFailure:
+            return await self._recorded_call(arguments)
+
+        outcome = await _step(self._step_name, call_once)
+        if isinstance(outcome, _ToolFailure):
+            raise _standin(outcome)
+        return outcome
+
+    async def _recorded_call(self, arguments: dict[str, JsonValue]) -> str | _ToolFailure:
+        try:
+            return await self._tool.call(arguments)
+        except ToolArgumentsError:
+            raise  # picklable, and the Worker words it differently
+        except Exception as exc:  # recorded as the Worker will word it
+            return _ToolFailure(type(exc).__name__, str(exc))
+
+
+def _standin(failure: _ToolFailure) -> Exception:
+    """An exception whose class name and message are the recorded ones: the Worker reports
+    ``{type name}: {message}``, so the model reads the same text live and on replay."""
+    standin = type(failure.type_name, (Exception,), {"__module__": __name__})
+    return standin(failure.message)
+
+
+@final
+class StepSummariser:
+    """A ``Summariser`` whose every summary is a step."""
+
+    def __init__(self, summariser: Summariser) -> None:
+        self._summariser = summariser
+
+    async def summarise(self, items: Sequence[Item], /) -> SummaryText:
+        """Summarise once per run: a replay returns the recorded summary (or failure)."""
+        async def summarise_once() -> SummaryText:
+            return await self._summariser.summarise(items)
+
+        return await _step(SUMMARY_STEP, summarise_once)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _HookFailure:
+    event: str
+    hook: str
+    problem: str
+
+
+@final
+class StepHookPort:
+    """A hook port whose every question is a step: the decision is recorded, so a replay
+    takes the same path even if a hook is not deterministic, and a command hook is not run
+    again. Points without hooks stay free (``listens_to`` is the wrapped port's)."""
+
+    def __init__(self, port: HookPort) -> None:
+        self._port = port
+        self._selective = port if isinstance(port, SelectiveHookPort) else None
+
+    def listens_to(self, point: HookPoint) -> bool:
+        return self._selective is None or self._selective.listens_to(point)
+
+    async def _ask(self, point: HookPoint, ask: Callable[[], Awaitable[T]]) -> T:
+        async def recorded() -> T | _HookFailure:
+            try:
+                return await ask()
+            except HookFailedError as exc:
+                return _HookFailure(exc.event, exc.hook, exc.problem)
+
+        outcome: Any = await _step(HOOK_STEP_PREFIX + point, recorded)
+        if isinstance(outcome, _HookFailure):
+            raise HookFailedError(event=outcome.event, hook=outcome.hook, problem=outcome.problem)
+        result: T = outcome
+        return result
+
+    async def prompt_submit(self, info: PromptSubmitInfo) -> PromptSubmitDecision:
+        return await self._ask("prompt_submit", lambda: self._port.prompt_submit(info))
+
+    async def pre_llm_request(self, info: PreRequestInfo) -> PreRequestDecision:
+        return await self._ask("pre_llm_request", lambda: self._port.pre_llm_request(info))
+
+    async def pre_tool_call(self, info: ToolCallSummary) -> PreToolDecision:
+        return await self._ask("pre_tool_call", lambda: self._port.pre_tool_call(info))
+
+    async def post_tool_call(self, info: ToolResultSummary) -> PostToolDecision:
+        return await self._ask("post_tool_call", lambda: self._port.post_tool_call(info))
+
+    async def turn_end(self, info: TurnEndInfo) -> TurnEndDecision:
+        return await self._ask("turn_end", lambda: self._port.turn_end(info))
+
+    async def abort(self, info: AbortInfo) -> None:
+        await self._ask("abort", lambda: self._port.abort(info))
