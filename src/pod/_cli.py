@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from . import events
+from ._cli_durable import add_durable_commands, durable_command
 from ._cli_run import EPILOG, RUN_DESCRIPTION, add_run_arguments, run_command
 
 __all__ = ["main"]
@@ -59,6 +60,7 @@ def _parser() -> argparse.ArgumentParser:
             epilog=EPILOG,
         )
     )
+    add_durable_commands(commands.add_parser)
     return parser
 
 
@@ -122,4 +124,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(json.dumps(document, indent=2) + "\n")
     elif args.command == "run":
         return run_command(args, console, errors)
+    else:
+        durable = durable_command(args, console, errors)
+        if durable is not None:
+            return durable
     return 0

@@ -106,7 +106,7 @@ class DurableRuns:
         )
         return run_id
 
-    def list(self, *, limit: int | None = None) -> list[RunInfo]:
+    def list_runs(self, *, limit: int | None = None) -> list[RunInfo]:
         """Durable runs, newest first."""
         statuses = self._client.list_workflows(
             workflow_id_prefix=None,
@@ -116,9 +116,7 @@ class DurableRuns:
             load_output=False,
         )
         return [
-            self._info(status)
-            for status in statuses
-            if status.name.startswith(RUN_WORKFLOW_PREFIX)
+            self._info(status) for status in statuses if status.name.startswith(RUN_WORKFLOW_PREFIX)
         ]
 
     def get(self, run_id: str) -> RunInfo:
@@ -203,7 +201,10 @@ class DurableRuns:
 
     def result(self, run_id: str) -> RunOutcome:
         """Wait for the run to end and return its outcome."""
-        outcome: RunOutcome = self._client.retrieve_workflow(run_id).get_result()
+        handle: Any = self._client.retrieve_workflow(run_id)
+        outcome: object = handle.get_result()
+        if not isinstance(outcome, RunOutcome):
+            raise PodUsageError(f"{run_id} is not a durable run of llm-pod")
         return outcome
 
 

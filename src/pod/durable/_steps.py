@@ -78,6 +78,7 @@ class StepClient:
 
     async def complete(self, request: LlmRequest) -> LlmResponse:
         """Ask the model once per run: a replay returns the recorded reply (or error)."""
+
         async def request_once() -> LlmResponse:
             return await self._client.complete(request)
 
@@ -115,6 +116,7 @@ class StepTool:
 
     async def call(self, arguments: dict[str, JsonValue]) -> str:
         """Run the tool once per run; a replay returns the recorded text or failure."""
+
         async def call_once() -> str | _ToolFailure:
             return await self._recorded_call(arguments)
 
@@ -135,7 +137,7 @@ class StepTool:
 def _standin(failure: _ToolFailure) -> Exception:
     """An exception whose class name and message are the recorded ones: the Worker reports
     ``{type name}: {message}``, so the model reads the same text live and on replay."""
-    standin = type(failure.type_name, (Exception,), {"__module__": __name__})
+    standin: type[Exception] = type(failure.type_name, (Exception,), {"__module__": __name__})
     return standin(failure.message)
 
 
@@ -148,6 +150,7 @@ class StepSummariser:
 
     async def summarise(self, items: Sequence[Item], /) -> SummaryText:
         """Summarise once per run: a replay returns the recorded summary (or failure)."""
+
         async def summarise_once() -> SummaryText:
             return await self._summariser.summarise(items)
 

@@ -86,7 +86,6 @@ def _config(settings: DurableSettings) -> DBOSConfig:
         "name": APP_NAME,
         "system_database_url": settings.database,
         "application_version": APP_VERSION,
-        "run_admin_server": False,
         "log_level": "WARNING",
         # A durable wait (approval) is answered within this many seconds of the message.
         "notification_listener_polling_interval_sec": 0.1,
