@@ -271,7 +271,6 @@ def _worker(args: argparse.Namespace, errors: Console) -> int:
     candidates: list[object] = (
         list(cast("Sequence[object]", loaded)) if isinstance(loaded, list | tuple) else [loaded]
     )
-    )
     agents = [a for a in candidates if isinstance(a, DurableAgent)]
     if not agents or len(agents) != len(candidates):
         raise _LoadError(f"{args.app} is not a DurableAgent (or a list of them)")

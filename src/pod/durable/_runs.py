@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Final, Literal, TypeAlias, final
 
-from dbos import DBOSClient
+from dbos import DBOSClient, WorkflowHandle
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from llm_worker import LlmResponse, Message, Paused, ToolResult
@@ -201,8 +201,8 @@ class DurableRuns:
 
     def result(self, run_id: str) -> RunOutcome:
         """Wait for the run to end and return its outcome."""
-        handle: Any = self._client.retrieve_workflow(run_id)
-        outcome: object = handle.get_result()
+        handle: WorkflowHandle[object] = self._client.retrieve_workflow(run_id)
+        outcome = handle.get_result()
         if not isinstance(outcome, RunOutcome):
             raise PodUsageError(f"{run_id} is not a durable run of llm-pod")
         return outcome
