@@ -135,7 +135,7 @@ def durable_command(args: argparse.Namespace, console: Console, errors: Console)
     def fail(code: int, message: str, exc: BaseException | None = None) -> int:
         if exc is not None and args.debug:
             errors.print(escape("".join(traceback.format_exception(exc))), highlight=False)
-        errors.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+        sys.stderr.write(f"error: {message}\n")  # one line: no wrapping, whatever the width
         return code
 
     try:

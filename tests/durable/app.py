@@ -115,7 +115,8 @@ async def _main(command: str, arguments: list[str]) -> int:
             agent, prompt, run_id = arguments
             await AGENTS[agent].start(prompt, run_id=run_id)
             with DurableRuns(os.environ["POD_DATABASE_URL"]) as runs:
-                while runs.get(run_id).status != "paused":
+                # Polls the database: the pause is written by the workflow, not signalled here.
+                while runs.get(run_id).status != "paused":  # noqa: ASYNC110
                     await asyncio.sleep(0.05)
         elif command == "recover":
             (run_id,) = arguments

@@ -93,6 +93,14 @@ def kill(process: subprocess.Popen[str]) -> None:
 
 
 @pytest.fixture
+def reference_folder(tmp_path: Path) -> Path:
+    """Where the uninterrupted reference run (in this process) counts its events."""
+    folder = tmp_path / "reference"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
 def sqlite_scene(tmp_path: Path) -> Iterator[Scene]:
     scene = Scene(f"sqlite:///{tmp_path / 'durable.sqlite'}", tmp_path, [])
     yield scene

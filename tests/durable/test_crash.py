@@ -21,7 +21,6 @@ from .conftest import Scene, counts, kill
 
 
 async def _uninterrupted(prompt: str, folder: Path, monkeypatch: pytest.MonkeyPatch) -> Pod:
-    folder.mkdir()
     monkeypatch.setenv("POD_TEST_COUNTS", str(folder))
     pod = Pod(**app.parts())
     result = await pod.run(prompt)
@@ -37,7 +36,7 @@ def _recover(scene: Scene, run_id: str) -> RunOutcome:
 
 @pytest.mark.parametrize("killed_in", ["tool", "model"])
 async def test_a_killed_run_is_recovered_and_no_completed_step_runs_again(
-    killed_in: str, sqlite_scene: Scene, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    killed_in: str, sqlite_scene: Scene, reference_folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Killed inside tool call 2, or inside model request 2 (tool calls 0 and 1 done).
     block = {f"POD_TEST_BLOCK_{killed_in.upper()}": "2"}
@@ -51,18 +50,20 @@ async def test_a_killed_run_is_recovered_and_no_completed_step_runs_again(
     after = sqlite_scene.events()
     starts, ends, models = counts(after, "start "), counts(after, "end "), counts(after, "model ")
     if killed_in == "tool":
-        assert before["start s:2"] == 1 and before["end s:2"] == 0  # killed in the middle
+        assert before["start s:2"] == 1  # killed in the middle
+        assert before["end s:2"] == 0
         assert starts == {"s:0": 1, "s:1": 1, "s:2": 2, "s:3": 1}  # in flight: run again
         assert models == {f"s:{n}": 1 for n in range(app.STEPS + 1)}
     else:
-        assert before["model s:2"] == 1 and "start s:2" not in before
+        assert before["model s:2"] == 1
+        assert "start s:2" not in before
         assert starts == {f"s:{n}": 1 for n in range(app.STEPS)}
         assert models == {"s:0": 1, "s:1": 1, "s:2": 2, "s:3": 1, "s:4": 1}
     assert ends == {f"s:{n}": 1 for n in range(app.STEPS)}  # every call completed once
 
     assert outcome.result == Finished(text="s: finished after 4 steps", turn=0)
     assert_well_formed(outcome.history)
-    reference = await _uninterrupted("s", tmp_path / "reference", monkeypatch)
+    reference = await _uninterrupted("s", reference_folder, monkeypatch)
     assert outcome.history == reference.history
 
 
@@ -75,4 +76,3 @@ async def test_recovering_a_finished_run_runs_nothing(sqlite_scene: Scene) -> No
 
     assert sqlite_scene.events() == ran
     assert outcome == RunOutcome.model_validate_json(done.stdout)
-
