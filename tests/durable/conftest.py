@@ -44,17 +44,24 @@ class Scene:
         return env
 
     def start(self, argv: Sequence[str], **extra: str) -> subprocess.Popen[str]:
-        """Start ``python ARGV...`` in the repository, with this scene's environment."""
-        process = subprocess.Popen(
-            [sys.executable, *argv],
-            cwd=REPO,
-            env=self.env(**extra),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        """Start ``python ARGV...`` in the repository, with this scene's environment; its
+        output goes to ``process-N.log`` (a pipe nobody reads could block it)."""
+        log = self.folder / f"process-{len(self.processes)}.log"
+        with log.open("w") as output:
+            process = subprocess.Popen(
+                [sys.executable, *argv],
+                cwd=REPO,
+                env=self.env(**extra),
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
         self.processes.append(process)
         return process
+
+    def output(self, process: subprocess.Popen[str]) -> str:
+        """What a started process printed so far."""
+        return (self.folder / f"process-{self.processes.index(process)}.log").read_text()
 
     def run(self, argv: Sequence[str], **extra: str) -> subprocess.CompletedProcess[str]:
         """Run ``python ARGV...`` to its end (fails the test after ``TIMEOUT``)."""
@@ -73,8 +80,7 @@ class Scene:
         deadline = time.monotonic() + TIMEOUT
         while not (self.folder / name).exists():
             if process is not None and process.poll() is not None:
-                _, err = process.communicate()
-                pytest.fail(f"the process ended before {name!r}: {err}")
+                pytest.fail(f"the process ended before {name!r}: {self.output(process)}")
             if time.monotonic() > deadline:
                 pytest.fail(f"{name!r} did not appear within {TIMEOUT} s")
             time.sleep(0.02)
@@ -126,10 +132,6 @@ def _stop(processes: Sequence[subprocess.Popen[str]]) -> None:
         if process.poll() is None:
             process.kill()
             process.wait(timeout=TIMEOUT)
-        if process.stdout is not None:
-            process.stdout.close()
-        if process.stderr is not None:
-            process.stderr.close()
 
 
 def counts(events: Mapping[str, int], prefix: str) -> dict[str, int]:
