@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 
-
 from llm_worker import Finished
 from llm_worker.testing import pairing_problems
 from pod.durable import DurableRuns
