@@ -3,8 +3,8 @@
 The workload is the loop section's (``bench.workload``: one tool call per turn, two trivial
 hooks, idle interceptors), run by a ``pod.durable.DurableAgent`` as a DBOS workflow on:
 
-- SQLite, ``sqlite_sync="full"`` (the default: every checkpoint synced to disk);
-- SQLite, ``sqlite_sync="normal"`` (WAL, synced at WAL checkpoints: survives a crashed
+- SQLite, ``sync="full"`` (the default: every checkpoint synced to disk);
+- SQLite, ``sync="normal"`` (WAL, synced at WAL checkpoints: survives a crashed
   process, may lose the last checkpoints with the machine);
 - PostgreSQL, when ``$POD_BENCH_POSTGRES_URL`` names a server (a database is created there).
 
@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import itertools
 import os
 import signal
 import statistics
@@ -42,7 +43,7 @@ from rich.table import Table
 
 from llm_worker import Finished, LlmRequest, LlmResponse, ScriptedClient
 from pod import HookRegistry, PodSettings, events
-from pod.durable import DurableAgent, DurableSettings, SqliteSync, launch, shutdown
+from pod.durable import DurableAgent, DurableSettings, SyncMode, launch, shutdown
 
 from .floor import CLOCK
 from .workload import _scripted_model, allow_tool, echo, make_runner, watch_request
@@ -65,15 +66,20 @@ class _SwappableClient:
 
     def __init__(self) -> None:
         self.inner = ScriptedClient(then=_scripted_model(0), record=False)
+        self.block_at: int | None = None
+        """Hang in the model request that follows this many tool results (then be killed)."""
 
     async def complete(self, request: LlmRequest) -> LlmResponse:
-        if _block_at is not None and sum(1 for _ in request.items) >= 2 * _block_at:
-            (Path(os.environ["POD_BENCH_SIGNAL"])).write_text("blocked")
+        if self.block_at is not None and len(request.items) >= 2 * self.block_at:
+            _signal_blocked()
             await asyncio.sleep(3600)  # killed here by the recovery benchmark
         return await self.inner.complete(request)
 
 
-_block_at: int | None = None
+def _signal_blocked() -> None:
+    Path(os.environ["POD_BENCH_SIGNAL"]).write_text("blocked")
+
+
 _client: Final = _SwappableClient()
 
 
@@ -116,7 +122,7 @@ class DurableFigures:
 
 
 def _gaps(stamps: list[int]) -> list[float]:
-    return [(b - a) / 1e9 for a, b in zip(stamps, stamps[1:], strict=False)]
+    return [(b - a) / 1e9 for a, b in itertools.pairwise(stamps)]
 
 
 async def _wall(run: Callable[[], Awaitable[object]]) -> float:
@@ -174,11 +180,11 @@ async def _measure_backend(turn_counts: tuple[int, ...], repeats: dict[int, int]
     return figures
 
 
-def _settings(database: str, sync: SqliteSync) -> DurableSettings:
-    return DurableSettings(database=database, sqlite_sync=sync)
+def _settings(database: str, sync: SyncMode) -> DurableSettings:
+    return DurableSettings(database=database, sync=sync)
 
 
-def _recovery(database: str, sync: SqliteSync, turns: int, folder: Path) -> float:
+def _recovery(database: str, sync: SyncMode, turns: int, folder: Path) -> float:
     """Kill a ``turns``-turn run before its last request; time its recovery elsewhere."""
     signal_file = folder / f"blocked-{uuid.uuid4().hex[:6]}"
     env = dict(os.environ, POD_BENCH_SIGNAL=str(signal_file))
@@ -199,11 +205,10 @@ def _recovery(database: str, sync: SqliteSync, turns: int, folder: Path) -> floa
     return float(second.stdout.strip())
 
 
-async def _child(database: str, sync: SqliteSync, run_id: str, turns: int, mode: str) -> None:
-    global _block_at
+async def _child(database: str, sync: SyncMode, run_id: str, turns: int, mode: str) -> None:
     _client.inner = ScriptedClient(then=_scripted_model(turns), record=False)
     if mode == "run":
-        _block_at = turns  # the last model request (after ``turns`` tool results) hangs
+        _client.block_at = turns  # the last model request (after ``turns`` tool results) hangs
         await launch(_settings(database, sync))
         await agent.run("go", run_id=run_id)
         return
@@ -220,8 +225,8 @@ async def _child(database: str, sync: SqliteSync, run_id: str, turns: int, mode:
     sys.stdout.write(f"{elapsed}\n")
 
 
-def _backends(folder: Path) -> tuple[dict[str, tuple[str, SqliteSync]], dict[str, str]]:
-    backends: dict[str, tuple[str, SqliteSync]] = {
+def _backends(folder: Path) -> tuple[dict[str, tuple[str, SyncMode]], dict[str, str]]:
+    backends: dict[str, tuple[str, SyncMode]] = {
         "sqlite full": (f"sqlite:///{folder / 'full.sqlite'}", "full"),
         "sqlite normal": (f"sqlite:///{folder / 'normal.sqlite'}", "normal"),
     }
@@ -270,18 +275,19 @@ def print_durable(figures: DurableFigures, console: Console) -> None:
         for turns, (durable, memory) in backend.per_turn.items():
             table.add_row(
                 name, f"per turn, N = {turns:,}", _ms(durable), _ms(memory - 0.0),
-                f"{durable / memory:.0f}×", f"≤ {_ms(target)}", _yes(durable <= target),
+                f"{durable / memory:.0f}x", f"≤ {_ms(target)}", _yes(durable <= target),
             )  # fmt: skip
         early, late = backend.flatness
         if early:
+            growth = late / early
             table.add_row(
-                name, "turn ~1,000 ÷ turn ~10", f"{_ms(late)} ÷ {_ms(early)}", "",
-                f"{late / early:.2f}×", f"≤ {FLATNESS_TARGET}×", _yes(late / early <= FLATNESS_TARGET),
+                name, "turn ~1,000 / turn ~10", f"{_ms(late)} / {_ms(early)}", "",
+                f"{growth:.2f}x", f"≤ {FLATNESS_TARGET}x", _yes(growth <= FLATNESS_TARGET),
             )  # fmt: skip
         durable_peak, memory_peak = backend.memory
         table.add_row(
             name, "peak memory, one run", f"{durable_peak / 2**20:.1f} MiB",
-            f"{memory_peak / 2**20:.1f} MiB", f"{durable_peak / memory_peak:.2f}×", "≤ 1×",
+            f"{memory_peak / 2**20:.1f} MiB", f"{durable_peak / memory_peak:.2f}x", "≤ 1x",
             _yes(durable_peak <= memory_peak),
         )  # fmt: skip
         if backend.recovery is not None:

@@ -67,11 +67,11 @@ def add_durable_commands(add_parser: Callable[..., argparse.ArgumentParser]) -> 
     )
     worker.add_argument("--worker-concurrency", type=int, help="runs this worker takes at once")
     worker.add_argument(
-        "--sqlite-sync",
+        "--sync",
         choices=("full", "normal"),
         default="full",
-        help="SQLite only: full (default) syncs every checkpoint; normal survives a crashed "
-        "process but may lose the last checkpoints with the machine",
+        help="full (default) syncs every checkpoint to disk; normal survives a crashed "
+        "worker process but may lose the last checkpoints with the machine",
     )
     _database(worker)
 
@@ -276,7 +276,7 @@ def _worker(args: argparse.Namespace, errors: Console) -> int:
         raise _LoadError(f"{args.app} is not a DurableAgent (or a list of them)")
     settings = DurableSettings(
         database=database_url(args.database),
-        sqlite_sync=args.sqlite_sync,
+        sync=args.sync,
         executor_id=args.executor_id,
         concurrency=args.concurrency,
         worker_concurrency=args.worker_concurrency,

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from llm_worker import LlmRequest, ScriptedCall, ScriptedClient, ScriptedReply, ToolResult, tool
-from pod import Continue, HookRegistry, Pause, PodSettings, ToolCallSummary, events
+from pod import Continue, HookRegistry, Pause, PodSettings, Skip, ToolCallSummary, events
 from pod.durable import DurableAgent, DurableRuns, DurableSettings, launch, shutdown
 
 STEPS: Final = 4
@@ -75,8 +75,11 @@ def reply(request: LlmRequest) -> ScriptedReply:
     return ScriptedReply(text=f"{session}: finished after {done} steps")
 
 
-def _watch(call: ToolCallSummary) -> Continue:
-    del call
+def _watch(call: ToolCallSummary) -> Continue | Skip:
+    """Continue; or, with ``$POD_TEST_HOOK_SKIPS`` set, skip: a hook that changed its mind
+    (a recovered run must replay the recorded decisions, not ask again)."""
+    if os.environ.get("POD_TEST_HOOK_SKIPS"):
+        return Skip(reason=f"the hook changed its mind about step {call.argument('step')}")
     return Continue()
 
 
@@ -105,7 +108,11 @@ AGENTS: Final = {a.name: a for a in (crash_agent, approval_agent, scale_agent)}
 
 
 async def _main(command: str, arguments: list[str]) -> int:
-    await launch(DurableSettings(database=os.environ["POD_DATABASE_URL"]))
+    checkpoints = os.environ.get("POD_TEST_CHECKPOINTS", "journal")
+    assert checkpoints in ("journal", "dbos")
+    await launch(
+        DurableSettings(database=os.environ["POD_DATABASE_URL"], checkpoints=checkpoints)  # type: ignore[arg-type]
+    )
     try:
         if command == "run":
             agent, prompt, run_id = arguments

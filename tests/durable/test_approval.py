@@ -50,6 +50,13 @@ async def test_approval_across_three_processes(
     assert listed["status"] == "paused"
     assert listed["pending_calls"] == [PAUSED_CALL]
 
+    code, out, err = _pod(sqlite_scene, "runs", "show", "run-a", "--json")
+    assert code == 0, err
+    so_far = [line["text"] for line in json.loads(out)["history"]]
+    assert so_far[0] == "user: a"
+    assert "output: a: step 0 done" in so_far
+    assert not any("step 1 done" in line for line in so_far)
+
     code, out, err = _pod(sqlite_scene, "approve", "run-a", "--approve", PAUSED_CALL)  # process 2
     assert (code, err) == (0, ""), err
     assert "sent to run-a" in out

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from llm_worker import Finished
+from llm_worker import Finished, ToolResult
 from llm_worker.testing import assert_well_formed
 from pod import Pod
 from pod.durable import RunOutcome
@@ -28,24 +28,30 @@ async def _uninterrupted(prompt: str, folder: Path, monkeypatch: pytest.MonkeyPa
     return pod
 
 
-def _recover(scene: Scene, run_id: str) -> RunOutcome:
-    done = scene.run(["-m", "tests.durable.app", "recover", run_id])
+def _recover(scene: Scene, run_id: str, **extra: str) -> RunOutcome:
+    done = scene.run(["-m", "tests.durable.app", "recover", run_id], **extra)
     assert done.returncode == 0, done.stderr
     return RunOutcome.model_validate_json(done.stdout)
 
 
-@pytest.mark.parametrize("killed_in", ["tool", "model"])
+@pytest.mark.parametrize(
+    ("killed_in", "checkpoints"), [("tool", "journal"), ("model", "journal"), ("tool", "dbos")]
+)
 async def test_a_killed_run_is_recovered_and_no_completed_step_runs_again(
-    killed_in: str, sqlite_scene: Scene, reference_folder: Path, monkeypatch: pytest.MonkeyPatch
+    killed_in: str,
+    checkpoints: str,
+    sqlite_scene: Scene,
+    reference_folder: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Killed inside tool call 2, or inside model request 2 (tool calls 0 and 1 done).
-    block = {f"POD_TEST_BLOCK_{killed_in.upper()}": "2"}
+    block = {f"POD_TEST_BLOCK_{killed_in.upper()}": "2", "POD_TEST_CHECKPOINTS": checkpoints}
     first = sqlite_scene.start(["-m", "tests.durable.app", "run", "crash", "s", "run-1"], **block)
     sqlite_scene.wait_for("blocked", first)
     kill(first)
     before = sqlite_scene.events()
 
-    outcome = _recover(sqlite_scene, "run-1")
+    outcome = _recover(sqlite_scene, "run-1", POD_TEST_CHECKPOINTS=checkpoints)
 
     after = sqlite_scene.events()
     starts, ends, models = counts(after, "start "), counts(after, "end "), counts(after, "model ")
@@ -76,3 +82,25 @@ async def test_recovering_a_finished_run_runs_nothing(sqlite_scene: Scene) -> No
 
     assert sqlite_scene.events() == ran
     assert outcome == RunOutcome.model_validate_json(done.stdout)
+
+
+async def test_a_recovered_run_replays_recorded_hook_decisions(sqlite_scene: Scene) -> None:
+    first = sqlite_scene.start(
+        ["-m", "tests.durable.app", "run", "crash", "s", "run-1"], POD_TEST_BLOCK_TOOL="2"
+    )
+    sqlite_scene.wait_for("blocked", first)
+    kill(first)
+
+    # The hook now skips every call: the decisions recorded for calls 0-2 stand (call 2 runs
+    # again, in flight at the kill); only call 3 is decided anew, and skipped.
+    outcome = _recover(sqlite_scene, "run-1", POD_TEST_HOOK_SKIPS="1")
+
+    results = {i.call_id: i.content for i in outcome.history if isinstance(i, ToolResult)}
+    assert results == {
+        "s-0": "s: step 0 done",
+        "s-1": "s: step 1 done",
+        "s-2": "s: step 2 done",
+        "s-3": "tool call skipped: the hook changed its mind about step 3",
+    }
+    assert counts(sqlite_scene.events(), "end ") == {"s:0": 1, "s:1": 1, "s:2": 1}
+    assert_well_formed(outcome.history)

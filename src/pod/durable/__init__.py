@@ -17,7 +17,7 @@ from ._runs import RunStatus as RunStatus
 from ._runs import ShownItem as ShownItem
 from ._system import DEFAULT_DATABASE as DEFAULT_DATABASE
 from ._system import DurableSettings as DurableSettings
-from ._system import SqliteSync as SqliteSync
+from ._system import SyncMode as SyncMode
 from ._system import database_url as database_url
 from ._system import launch as launch
 from ._system import shutdown as shutdown
@@ -32,7 +32,7 @@ __all__ = [
     "RunOutcome",
     "RunStatus",
     "ShownItem",
-    "SqliteSync",
+    "SyncMode",
     "database_url",
     "launch",
     "new_run_id",

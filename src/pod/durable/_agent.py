@@ -41,8 +41,8 @@ from .._pod import Pod, PodResult
 from .._registry import FrozenHookRegistry, HookRegistry
 from .._settings import PodSettings
 from .._summariser import LlmSummariser, Summariser
-from ._steps import StepClient, StepHookPort, StepSummariser, StepTool
-from ._system import QUEUE_NAME
+from ._steps import RunSteps, StepClient, StepHookPort, StepSummariser, StepTool, run_steps
+from ._system import QUEUE_NAME, process_journal
 
 __all__ = [
     "DECISION_TOPIC",
@@ -195,6 +195,10 @@ class DurableAgent:
         return run_id
 
     async def _execute(self, prompt: str) -> RunOutcome:
+        journal = process_journal()
+        run_id = DBOS.workflow_id
+        if journal is not None and run_id is not None:
+            run_steps().set(RunSteps(journal, run_id))  # this workflow's task only
         pod = self.pod()
         result = await pod.run(prompt)
         while isinstance(result, Paused):

@@ -24,6 +24,7 @@ from ._agent import (
     RunOutcome,
     new_run_id,
 )
+from ._journal import Journal, open_journal, steps_of
 from ._steps import step_names
 from ._system import APP_VERSION, QUEUE_NAME, database_url
 
@@ -81,10 +82,34 @@ class DurableRuns:
     def __init__(self, database: str | None = None) -> None:
         self.database = database_url(database)
         self._client = DBOSClient(system_database_url=self.database)
+        self._journal: Journal | None = None
 
     def close(self) -> None:
         """Release the database connections."""
         self._client.destroy()
+        if self._journal is not None:
+            self._journal.close()
+
+    def _steps_journal(self) -> Journal:
+        if self._journal is None:
+            self._journal = open_journal(self.database)
+        return self._journal
+
+    def _last_step(self, run_id: str) -> str | None:
+        last = self._steps_journal().last_step(run_id)
+        if last is not None:
+            return last
+        steps = self._client.list_workflow_steps(run_id, load_output=False)  # dbos steps
+        return str(steps[-1]["function_name"]) if steps else None
+
+    def _recorded_steps(self, run_id: str) -> list[tuple[str, bool, object]]:
+        recorded = steps_of(self._steps_journal(), run_id)
+        if recorded:
+            return recorded
+        return [
+            (str(step["function_name"]), step["error"] is not None, step["error"] or step["output"])
+            for step in self._client.list_workflow_steps(run_id)
+        ]
 
     def __enter__(self) -> DurableRuns:
         return self
@@ -136,14 +161,13 @@ class DurableRuns:
         run_id: str = status.workflow_id
         run_status = _STATUS.get(status.status, "running")
         paused = self._paused(run_id) if run_status == "running" else None
-        steps = self._client.list_workflow_steps(run_id, load_output=False)
         created = status.created_at
         return RunInfo(
             run_id=run_id,
             agent=status.name.removeprefix(RUN_WORKFLOW_PREFIX),
             status="paused" if paused is not None else run_status,
             started=None if created is None else datetime.fromtimestamp(created / 1000, UTC),
-            last_step=steps[-1]["function_name"] if steps else None,
+            last_step=self._last_step(run_id),
             pending_calls=() if paused is None else tuple(c.call_id for c in paused.pending_calls),
             paused=paused,
             executor=status.executor_id,
@@ -176,7 +200,7 @@ class DurableRuns:
         inputs = status.input
         if inputs and inputs.get("args"):
             shown.append(ShownItem(step="prompt", text=f"user: {inputs['args'][0]}"))
-        shown.extend(_recorded(self._client.list_workflow_steps(run_id)))
+        shown.extend(_recorded(self._recorded_steps(run_id)))
         return info, shown
 
     def approve(self, run_id: str, decision: RunDecision) -> Paused:
@@ -221,15 +245,12 @@ def _item_line(step: str, item: object) -> ShownItem:
     return ShownItem(step=step, text=repr(item))
 
 
-def _recorded(steps: Sequence[Any]) -> list[ShownItem]:
+def _recorded(steps: Sequence[tuple[str, bool, object]]) -> list[ShownItem]:
     model, summary, tool_prefix, hook_prefix = step_names()
     shown: list[ShownItem] = []
-    for step in steps:
-        name: str = step["function_name"]
-        output: object = step["output"]
-        error: object = step["error"]
-        if error is not None:
-            shown.append(ShownItem(step=name, text=f"error: {error}"))
+    for name, raised, output in steps:
+        if raised:
+            shown.append(ShownItem(step=name, text=f"error: {output}"))
         elif name == model and isinstance(output, LlmResponse):
             shown.extend(_item_line(name, item) for item in output.items)
         elif name.startswith(tool_prefix):

@@ -1,11 +1,11 @@
-"""What a durable run records: the model, tools, summaries and hooks, each call a DBOS step.
+"""What a durable run records: the model, tools, summaries and hooks, each call a step.
 
-Wrapped around a Pod's client, tools, summariser and hook port, each call runs as a DBOS
-step when a workflow is running: its output is checkpointed before the run goes on, and a
-replay (recovery after a crash) returns the recorded output instead of calling again. Outside
-a workflow the wrappers call straight through.
+Wrapped around a Pod's client, tools, summariser and hook port, each call runs as a step of
+the durable run: its outcome is checkpointed before the run goes on, and a replay (recovery
+after a crash) returns the recorded outcome instead of calling again. Steps go to the step
+journal (``_journal``, the default) or, with ``checkpoints="dbos"``, are DBOS steps.
 
-Outputs cross the checkpoint as plain values: DBOS pickles what a step returns or raises,
+Outcomes cross the checkpoint pickled, and not every exception survives pickling
 and not every exception survives pickling (``HookFailedError`` takes keyword arguments, a
 tool's own exception may hold anything). So a step catches the failures the Worker handles
 and returns them as a small record; the wrapper raises the equivalent error outside the step,
@@ -14,9 +14,11 @@ which gives the Worker the same message live and on replay.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar, final
+from typing import Any, Final, TypeVar, cast, final
 
 from dbos import DBOS
 from pydantic import JsonValue
@@ -45,11 +47,37 @@ from llm_worker import (
     TurnEndInfo,
 )
 
+from .._errors import PodError
 from .._summariser import Summariser, SummaryText
+from ._journal import Journal, dumps, loads
 
-__all__ = ["StepClient", "StepHookPort", "StepSummariser", "StepTool", "step_names"]
+__all__ = [
+    "RunSteps",
+    "StepClient",
+    "StepHookPort",
+    "StepMismatchError",
+    "StepSummariser",
+    "StepTool",
+    "run_steps",
+    "step_names",
+]
 
 T = TypeVar("T")
+_log = logging.getLogger("pod.durable")
+
+
+class StepMismatchError(PodError):
+    """A recovered run asked for a step other than the one recorded at its place: the
+    agent's code or configuration changed since the run started. The run fails."""
+
+    def __init__(self, run_id: str, seq: int, *, expected: str, recorded: str) -> None:
+        self.run_id = run_id
+        self.seq = seq
+        super().__init__(
+            f"run {run_id}: step {seq} is {expected!r} now but was recorded as {recorded!r}"
+            " (did the agent change?)"
+        )
+
 
 MODEL_STEP: Final = "pod.model"
 SUMMARY_STEP: Final = "pod.summary"
@@ -62,9 +90,78 @@ def step_names() -> tuple[str, str, str, str]:
     return MODEL_STEP, SUMMARY_STEP, TOOL_STEP_PREFIX, HOOK_STEP_PREFIX
 
 
+@final
+class RunSteps:
+    """The steps of one durable run as it runs: the journal read once, the next number.
+
+    A step's number is taken when it starts, before any ``await``: the Worker starts the
+    calls of a batch in call order, so concurrent steps get the same numbers on replay.
+    """
+
+    def __init__(self, journal: Journal, run_id: str) -> None:
+        self._journal = journal
+        self._run_id = run_id
+        self._recorded = journal.load(run_id)
+        self._next = 0
+
+    @property
+    def replaying(self) -> bool:
+        """Whether recorded steps are still ahead."""
+        return bool(self._recorded)
+
+    async def step(self, name: str, call: Callable[[], Coroutine[Any, Any, T]]) -> T:
+        """Return the recorded outcome of this step, or run ``call`` and record it."""
+        seq = self._next
+        self._next += 1
+        recorded = self._recorded.pop(seq, None)
+        if recorded is not None:
+            recorded_name, data = recorded
+            if recorded_name != name:
+                raise StepMismatchError(self._run_id, seq, expected=name, recorded=recorded_name)
+            kind, value = cast("tuple[str, Any]", loads(data))
+            if kind == "raised":
+                raise value
+            result: T = value
+            return result
+        try:
+            output = await call()
+        except Exception as exc:
+            self._record(seq, name, ("raised", exc))
+            raise
+        self._record(seq, name, ("returned", output))
+        return output
+
+    def _record(self, seq: int, name: str, outcome: tuple[str, object]) -> None:
+        try:
+            data = dumps(outcome)
+        except Exception:  # an exception that does not pickle: the step will run again
+            _log.warning(
+                "run %s: step %d (%s) not recorded: its outcome does not pickle",
+                self._run_id,
+                seq,
+                name,
+            )
+            return
+        self._journal.record(self._run_id, seq, name, data)
+
+
+_RUN_STEPS: Final[ContextVar[RunSteps | None]] = ContextVar("pod_durable_run_steps", default=None)
+
+
+def run_steps() -> ContextVar[RunSteps | None]:
+    """The variable holding the journal of the run in progress (set by the workflow)."""
+    return _RUN_STEPS
+
+
 async def _step(name: str, call: Callable[[], Coroutine[Any, Any, T]]) -> T:
-    """Run ``call`` (an ``async def``: DBOS runs anything else in a thread) as a DBOS step
-    named ``name``, with no retries: a failure is recorded like an output."""
+    """Run ``call`` as the next step of the run: through its journal, else as a DBOS step
+    (``checkpoints="dbos"``). No retries: a failure is recorded like an output.
+
+    ``call`` is an ``async def``: DBOS runs anything else in a thread.
+    """
+    steps = _RUN_STEPS.get()
+    if steps is not None:
+        return await steps.step(name, call)
     return await DBOS.run_step_async({"name": name}, call)
 
 
