@@ -254,10 +254,8 @@ async def measure_durable(*, quick: bool = False) -> DurableFigures:
                 figures[name] = await _measure_backend(turn_counts, repeats)
             finally:
                 shutdown()
-            if not quick:
-                figures[name].recovery = await asyncio.to_thread(
-                    _recovery, database, sync, TURN_COUNTS[-1], folder
-                )
+            if not quick:  # blocks the loop: nothing else runs (DBOS's executor is shut down)
+                figures[name].recovery = _recovery(database, sync, TURN_COUNTS[-1], folder)
     return DurableFigures(backends=figures, skipped=skipped)
 
 

@@ -6,12 +6,16 @@ import subprocess
 import sys
 
 CHECK = """
-import importlib, pkgutil, sys
+import importlib, sys
+from pathlib import Path
 import llm_worker, pod
 for package in (llm_worker, pod):
-    for module in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
-        if not module.name.startswith("pod.durable") and not module.name.endswith("__main__"):
-            importlib.import_module(module.name)
+    root = Path(package.__file__).parent
+    for path in sorted(root.rglob("*.py")):  # walk_packages would import pod.durable
+        parts = (package.__name__, *path.relative_to(root).with_suffix("").parts)
+        name = ".".join(p for p in parts if p != "__init__")
+        if not name.startswith("pod.durable") and not name.endswith("__main__"):
+            importlib.import_module(name)
 from pod._cli import main
 main(["events"])
 loaded = sorted(m for m in sys.modules if m == "dbos" or m.startswith(("dbos.", "pod.durable")))
