@@ -41,12 +41,19 @@ from typing import Final, final
 from rich.console import Console
 from rich.table import Table
 
-from llm_worker import Finished, LlmRequest, LlmResponse, ScriptedClient
+from llm_worker import (
+    Finished,
+    LlmRequest,
+    LlmResponse,
+    ScriptedCall,
+    ScriptedClient,
+    ScriptedReply,
+)
 from pod import HookRegistry, PodSettings, events
 from pod.durable import DurableAgent, DurableSettings, SyncMode, launch, shutdown
 
-from .floor import CLOCK
-from .workload import _scripted_model, allow_tool, echo, make_runner, watch_request
+from .floor import ARGUMENTS, CLOCK, FINAL_TEXT
+from .workload import allow_tool, echo, make_runner, watch_request
 
 __all__ = ["DurableFigures", "measure_durable", "print_durable"]
 
@@ -60,12 +67,28 @@ _EARLY: Final = (2, 22)
 _LATE: Final = (950, 1_000)
 
 
+def _model_of_request(turns: int) -> Callable[[LlmRequest], ScriptedReply]:
+    """The loop section's model as a function of the request (its length: the prompt, then a
+    call and a result per turn), call ids included: a recovered run, whose replayed requests
+    are not sent, asks it the same questions and gets the same answers."""
+    final = ScriptedReply(text=FINAL_TEXT)
+
+    def reply(request: LlmRequest) -> ScriptedReply:
+        done = (len(request.items) - 1) // 2
+        if done >= turns:
+            return final
+        call = ScriptedCall(name="echo", arguments=ARGUMENTS, call_id=f"call_{done + 1}")
+        return ScriptedReply(calls=(call,))
+
+    return reply
+
+
 @final
 class _SwappableClient:
     """The agent's client; each repeat gets a fresh scripted model of the right length."""
 
     def __init__(self) -> None:
-        self.inner = ScriptedClient(then=_scripted_model(0), record=False)
+        self.inner = ScriptedClient(then=_model_of_request(0), record=False)
         self.block_at: int | None = None
         """Hang in the model request that follows this many tool results (then be killed)."""
 
@@ -133,7 +156,7 @@ async def _wall(run: Callable[[], Awaitable[object]]) -> float:
 
 
 async def _durable_once(turns: int) -> None:
-    _client.inner = ScriptedClient(then=_scripted_model(turns), record=False)
+    _client.inner = ScriptedClient(then=_model_of_request(turns), record=False)
     outcome = await agent.run("go")
     assert isinstance(outcome.result, Finished), outcome.result
     assert len(outcome.history) == 2 * turns + 2
@@ -200,13 +223,15 @@ def _recovery(database: str, sync: SyncMode, turns: int, folder: Path) -> float:
         first.send_signal(signal.SIGKILL)
         first.wait()
     second = subprocess.run(
-        [*base, "recover"], env=env, capture_output=True, text=True, check=True, timeout=600
+        [*base, "recover"], env=env, capture_output=True, text=True, check=False, timeout=600
     )
+    if second.returncode != 0:
+        raise RuntimeError(f"the recovery failed: {second.stderr}")
     return float(second.stdout.strip())
 
 
 async def _child(database: str, sync: SyncMode, run_id: str, turns: int, mode: str) -> None:
-    _client.inner = ScriptedClient(then=_scripted_model(turns), record=False)
+    _client.inner = ScriptedClient(then=_model_of_request(turns), record=False)
     if mode == "run":
         _client.block_at = turns  # the last model request (after ``turns`` tool results) hangs
         await launch(_settings(database, sync))
