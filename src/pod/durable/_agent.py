@@ -1,7 +1,7 @@
 """``DurableAgent``: a Pod whose runs are DBOS workflows, checkpointed step by step.
 
 A durable run is one prompt run to its end by a fresh Pod built from the agent's parts. Its
-model requests, tool calls, compaction summaries and hook decisions are DBOS steps (see
+model requests, tool calls, compaction summaries and hook decisions are steps (see
 ``_steps``). After a crash, DBOS runs the workflow again from the start in a new process:
 every recorded step returns its recorded output without running, so the Pod rebuilds the
 same history and carries on from the first step that had not completed.
@@ -36,6 +36,7 @@ from llm_worker import (
     Usage,
 )
 
+from .._errors import PodUsageError
 from .._permissions import PermissionHook
 from .._pod import Pod, PodResult
 from .._registry import FrozenHookRegistry, HookRegistry
@@ -131,8 +132,6 @@ class DurableAgent:
         summariser: Summariser | None = None,
         system_prompt: str | None = None,
     ) -> None:
-        from .._errors import PodUsageError
-
         if not _NAME.match(name):
             raise PodUsageError(f"an agent name is 1 to 100 of A-Z a-z 0-9 _ . -, not {name!r}")
         self.name = name
