@@ -196,16 +196,19 @@ class DurableAgent:
     async def _execute(self, prompt: str) -> RunOutcome:
         journal = process_journal()
         run_id = DBOS.workflow_id
-        if journal is not None and run_id is not None:
-            run_steps().set(RunSteps(journal, run_id))  # this workflow's task only
-        pod = self.pod()
-        result = await pod.run(prompt)
-        while isinstance(result, Paused):
-            await DBOS.set_event_async(PAUSE_EVENT, result.model_dump(mode="json"))
-            decision = await _wait_for_decision(result)
-            await DBOS.set_event_async(PAUSE_EVENT, None)
-            result = await _apply(pod, result, decision)
-        return RunOutcome(result=result, history=pod.history, usage=pod.usage)
+        steps = None if journal is None or run_id is None else RunSteps(journal, run_id)
+        token = run_steps().set(steps)
+        try:
+            pod = self.pod()
+            result = await pod.run(prompt)
+            while isinstance(result, Paused):
+                await DBOS.set_event_async(PAUSE_EVENT, result.model_dump(mode="json"))
+                decision = await _wait_for_decision(result)
+                await DBOS.set_event_async(PAUSE_EVENT, None)
+                result = await _apply(pod, result, decision)
+            return RunOutcome(result=result, history=pod.history, usage=pod.usage)
+        finally:
+            run_steps().reset(token)
 
 
 async def _wait_for_decision(paused: Paused) -> RunDecision:
