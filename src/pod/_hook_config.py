@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast, final
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from . import events
 from ._command_hook import DEFAULT_TIMEOUT, CommandHook, CommandMode
@@ -42,10 +42,9 @@ __all__ = [
 
 
 @final
-class _HookTable(BaseModel):
+class _HookTable(BaseModel, frozen=True, extra="forbid", strict=True):
     """One ``[[hook]]`` table, as written."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
     event: str
     command: list[str] = Field(min_length=1)
     timeout: float = Field(default=DEFAULT_TIMEOUT, gt=0, allow_inf_nan=False)
