@@ -135,7 +135,8 @@ def durable_command(args: argparse.Namespace, console: Console, errors: Console)
     def fail(code: int, message: str, exc: BaseException | None = None) -> int:
         if exc is not None and args.debug:
             errors.print(escape("".join(traceback.format_exception(exc))), highlight=False)
-        sys.stderr.write(f"error: {message}\n")  # one line: no wrapping, whatever the width
+        first_line = message.strip().splitlines()[0] if message.strip() else "failed"
+        sys.stderr.write(f"error: {first_line}\n")  # one line, unwrapped (--debug: the rest)
         return code
 
     try:

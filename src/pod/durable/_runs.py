@@ -6,6 +6,8 @@ approve a paused run, submit a run to the queue of an agent's workers, wait for 
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Final, Literal, TypeAlias, final
@@ -26,7 +28,7 @@ from ._agent import (
 )
 from ._journal import Journal, open_journal, steps_of
 from ._steps import step_names
-from ._system import APP_VERSION, QUEUE_NAME, database_url
+from ._system import APP_VERSION, QUEUE_NAME, database_url, sqlite_path
 
 __all__ = ["DurableRuns", "RunInfo", "RunStatus", "ShownItem"]
 
@@ -81,6 +83,9 @@ class DurableRuns:
 
     def __init__(self, database: str | None = None) -> None:
         self.database = database_url(database)
+        path = sqlite_path(self.database)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)  # .pod/ on first use
         self._client = DBOSClient(system_database_url=self.database)
         self._journal: Journal | None = None
 
@@ -89,6 +94,20 @@ class DurableRuns:
         self._client.destroy()
         if self._journal is not None:
             self._journal.close()
+
+    def _unused(self) -> bool:
+        """Whether no DBOS process has launched on this SQLite file yet (so: no runs). The
+        client never creates DBOS's tables; a worker or ``launch`` does."""
+        path = sqlite_path(self.database)
+        if path is None:
+            return False
+        if not path.exists():
+            return True
+        with contextlib.closing(sqlite3.connect(path)) as connection:
+            found = connection.execute(
+                "SELECT 1 FROM sqlite_master WHERE name = 'workflow_status'"
+            ).fetchone()
+        return found is None
 
     def _steps_journal(self) -> Journal:
         if self._journal is None:
@@ -118,7 +137,13 @@ class DurableRuns:
         self.close()
 
     def submit(self, agent: str, prompt: str, *, run_id: str | None = None) -> str:
-        """Queue a run of the agent named ``agent`` for its workers; return the run id."""
+        """Queue a run of the agent named ``agent`` for its workers; return the run id.
+
+        Raises:
+            PodUsageError: no worker (no ``launch``) has used this SQLite database yet.
+        """
+        if self._unused():
+            raise PodUsageError(f"no worker has used {self.database} yet: start `pod worker`")
         run_id = run_id or new_run_id()
         self._client.enqueue(
             {
@@ -133,6 +158,8 @@ class DurableRuns:
 
     def list_runs(self, *, limit: int | None = None) -> list[RunInfo]:
         """Durable runs, newest first."""
+        if self._unused():
+            return []
         statuses = self._client.list_workflows(
             workflow_id_prefix=None,
             sort_desc=True,
@@ -150,8 +177,12 @@ class DurableRuns:
         Raises:
             PodUsageError: there is no run ``run_id``.
         """
-        statuses = self._client.list_workflows(
-            workflow_ids=[run_id], load_input=False, load_output=False
+        statuses = (
+            []
+            if self._unused()
+            else self._client.list_workflows(
+                workflow_ids=[run_id], load_input=False, load_output=False
+            )
         )
         if not statuses or not statuses[0].name.startswith(RUN_WORKFLOW_PREFIX):
             raise PodUsageError(f"no durable run {run_id!r} in {self.database}")
