@@ -75,6 +75,8 @@ async def test_approval_across_three_processes(
     shown = json.loads(out)
     assert shown["run"]["status"] == "finished"
     assert len(shown["history"]) == len(outcome.history)
+    code, out, err = _pod(sqlite_scene, "approve", "run-a")  # too late: nothing is sent
+    assert (code, out, err) == (2, "", "error: run run-a is not paused (it is finished)\n")
 
 
 async def test_skip_with_a_reason_reaches_the_model(sqlite_scene: Scene) -> None:
