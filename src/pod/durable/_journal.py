@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import pickle
 import sqlite3
+import threading
 from collections.abc import Mapping
 from typing import Any, Final, Protocol, cast, final
 
@@ -62,25 +63,32 @@ class _SqliteJournal:
         self._connection = sqlite3.connect(
             path, isolation_level=None, check_same_thread=False, timeout=30
         )
+        # DBOS may run workflows in more than one thread (its queue runs them on a loop of
+        # its own): one statement at a time on the shared connection.
+        self._lock = threading.Lock()
         self._connection.execute("PRAGMA journal_mode=WAL")
         self._connection.execute(f"PRAGMA synchronous={sync.upper()}")
         self._connection.execute(_SQLITE_SCHEMA)
 
     def load(self, run_id: str) -> dict[int, RecordedStep]:
-        rows = self._connection.execute(
-            f"SELECT seq, name, outcome FROM {_TABLE} WHERE run_id = ?", (run_id,)
-        )
+        with self._lock:
+            rows = self._connection.execute(
+                f"SELECT seq, name, outcome FROM {_TABLE} WHERE run_id = ?", (run_id,)
+            ).fetchall()
         return {seq: (name, outcome) for seq, name, outcome in rows}
 
     def record(self, run_id: str, seq: int, name: str, outcome: bytes) -> None:
-        self._connection.execute(
-            f"INSERT INTO {_TABLE} VALUES (?, ?, ?, ?)", (run_id, seq, name, outcome)
-        )
+        with self._lock:
+            self._connection.execute(
+                f"INSERT INTO {_TABLE} VALUES (?, ?, ?, ?)", (run_id, seq, name, outcome)
+            )
 
     def last_step(self, run_id: str) -> str | None:
-        row = self._connection.execute(
-            f"SELECT name FROM {_TABLE} WHERE run_id = ? ORDER BY seq DESC LIMIT 1", (run_id,)
-        ).fetchone()
+        with self._lock:
+            row = self._connection.execute(
+                f"SELECT name FROM {_TABLE} WHERE run_id = ? ORDER BY seq DESC LIMIT 1",
+                (run_id,),
+            ).fetchone()
         return None if row is None else str(row[0])
 
     def close(self) -> None:
@@ -92,6 +100,7 @@ class _PostgresJournal:
     def __init__(self, url: str, sync: SyncMode) -> None:
         import psycopg  # installed with dbos
 
+        # A psycopg connection serialises its own use across threads.
         self._connection: Any = psycopg.connect(url, autocommit=True)
         self._connection.execute(_POSTGRES_SCHEMA)
         if sync == "normal":  # commit without waiting for the WAL flush (this session only)
