@@ -63,8 +63,8 @@ class _SqliteJournal:
         self._connection = sqlite3.connect(
             path, isolation_level=None, check_same_thread=False, timeout=30
         )
-        # DBOS may run workflows in more than one thread (its queue runs them on a loop of
-        # its own): one statement at a time on the shared connection.
+        # Runs may record from more than one thread (DBOS runs queued workflows on a loop of
+        # its own when it was launched outside one): one statement at a time.
         self._lock = threading.Lock()
         self._connection.execute("PRAGMA journal_mode=WAL")
         self._connection.execute(f"PRAGMA synchronous={sync.upper()}")
