@@ -3,6 +3,7 @@ decisions and compaction summaries, in the order they happen."""
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
@@ -21,7 +22,14 @@ from llm_worker import (
 )
 from llm_worker.testing import assert_well_formed
 from pod import Continue, HookRegistry, PodSettings, SummaryText, ToolCallSummary, events
-from pod.durable import DurableAgent, DurableRuns, DurableSettings, launch, shutdown
+from pod.durable import (
+    DurableAgent,
+    DurableRuns,
+    DurableSettings,
+    StepMismatchError,
+    launch,
+    shutdown,
+)
 
 
 @tool
@@ -93,3 +101,22 @@ def runs_steps(database: str, run_id: str) -> list[str]:
         return [name for name, _, _ in steps_of(journal, run_id)]
     finally:
         journal.close()
+
+
+async def test_a_replay_that_meets_another_step_fails_the_run(database: str) -> None:
+    from pod.durable._journal import dumps, open_journal
+
+    journal = open_journal(database)  # as if the agent had called another tool first
+    journal.record("run-changed", 0, "pod.tool:retired", dumps(("returned", "old")))
+    journal.close()
+
+    with pytest.raises(StepMismatchError) as caught:
+        await compacting.run("look up some keys", run_id="run-changed")
+
+    assert str(caught.value) == (
+        "run run-changed: step 0 is 'pod.model' now but was recorded as 'pod.tool:retired'"
+        " (did the agent change?)"
+    )
+    with DurableRuns(database) as runs:
+        assert runs.get("run-changed").status == "failed"
+    assert pickle.loads(pickle.dumps(caught.value)).args == caught.value.args

@@ -15,7 +15,9 @@ from ._runs import DurableRuns as DurableRuns
 from ._runs import RunInfo as RunInfo
 from ._runs import RunStatus as RunStatus
 from ._runs import ShownItem as ShownItem
+from ._steps import StepMismatchError as StepMismatchError
 from ._system import DEFAULT_DATABASE as DEFAULT_DATABASE
+from ._system import Checkpoints as Checkpoints
 from ._system import DurableSettings as DurableSettings
 from ._system import SyncMode as SyncMode
 from ._system import database_url as database_url
@@ -24,6 +26,7 @@ from ._system import shutdown as shutdown
 
 __all__ = [
     "DEFAULT_DATABASE",
+    "Checkpoints",
     "DurableAgent",
     "DurableRuns",
     "DurableSettings",
@@ -32,6 +35,7 @@ __all__ = [
     "RunOutcome",
     "RunStatus",
     "ShownItem",
+    "StepMismatchError",
     "SyncMode",
     "database_url",
     "launch",

@@ -73,10 +73,20 @@ class StepMismatchError(PodError):
     def __init__(self, run_id: str, seq: int, *, expected: str, recorded: str) -> None:
         self.run_id = run_id
         self.seq = seq
+        self.expected = expected
+        self.recorded = recorded
         super().__init__(
             f"run {run_id}: step {seq} is {expected!r} now but was recorded as {recorded!r}"
             " (did the agent change?)"
         )
+
+    def __reduce__(self) -> tuple[object, tuple[str, int, str, str]]:
+        # DBOS pickles the error that ends a workflow; keyword arguments need this.
+        return _mismatch, (self.run_id, self.seq, self.expected, self.recorded)
+
+
+def _mismatch(run_id: str, seq: int, expected: str, recorded: str) -> StepMismatchError:
+    return StepMismatchError(run_id, seq, expected=expected, recorded=recorded)
 
 
 MODEL_STEP: Final = "pod.model"
