@@ -91,16 +91,19 @@ async def test_a_recovered_run_replays_recorded_hook_decisions(sqlite_scene: Sce
     sqlite_scene.wait_for("blocked", first)
     kill(first)
 
-    # The hook now skips every call: the decisions recorded for calls 0-2 stand (call 2 runs
-    # again, in flight at the kill); only call 3 is decided anew, and skipped.
+    # The hook now skips every call: the decisions recorded for calls 0 and 1 stand. The call
+    # in flight at the kill (2) had its decision recorded with nothing yet (a decision is
+    # committed with the step it leads to): it is decided anew, like call 3, and skipped.
     outcome = _recover(sqlite_scene, "run-1", POD_TEST_HOOK_SKIPS="1")
 
     results = {i.call_id: i.content for i in outcome.history if isinstance(i, ToolResult)}
     assert results == {
         "s-0": "s: step 0 done",
         "s-1": "s: step 1 done",
-        "s-2": "s: step 2 done",
+        "s-2": "tool call skipped: the hook changed its mind about step 2",
         "s-3": "tool call skipped: the hook changed its mind about step 3",
     }
-    assert counts(sqlite_scene.events(), "end ") == {"s:0": 1, "s:1": 1, "s:2": 1}
+    events = sqlite_scene.events()
+    assert counts(events, "end ") == {"s:0": 1, "s:1": 1}
+    assert counts(events, "start ") == {"s:0": 1, "s:1": 1, "s:2": 1}  # 2: killed, not rerun
     assert_well_formed(outcome.history)

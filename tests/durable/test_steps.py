@@ -107,7 +107,7 @@ async def test_a_replay_that_meets_another_step_fails_the_run(database: str) -> 
     from pod.durable._journal import dumps, open_journal
 
     journal = open_journal(database)  # as if the agent had called another tool first
-    journal.record("run-changed", 0, "pod.tool:retired", dumps(("returned", "old")))
+    journal.record("run-changed", [(0, "pod.tool:retired", dumps(("returned", "old")))])
     journal.close()
 
     with pytest.raises(StepMismatchError) as caught:

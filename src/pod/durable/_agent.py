@@ -201,11 +201,15 @@ class DurableAgent:
         try:
             pod = self.pod()
             result = await pod.run(prompt)
+            if steps is not None:
+                steps.flush()  # the last decisions, before the run waits or ends
             while isinstance(result, Paused):
                 await DBOS.set_event_async(PAUSE_EVENT, result.model_dump(mode="json"))
                 decision = await _wait_for_decision(result)
                 await DBOS.set_event_async(PAUSE_EVENT, None)
                 result = await _apply(pod, result, decision)
+                if steps is not None:
+                    steps.flush()
             return RunOutcome(result=result, history=pod.history, usage=pod.usage)
         finally:
             run_steps().reset(token)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import pickle
 import sqlite3
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final, Protocol, cast, final
 
 from ._system import SyncMode, sqlite_path
@@ -34,6 +34,9 @@ _POSTGRES_SCHEMA: Final = (
     "name TEXT NOT NULL, outcome BYTEA NOT NULL, PRIMARY KEY (run_id, seq))"
 )
 
+_SQLITE_INSERT: Final = f"INSERT INTO {_TABLE} VALUES (?, ?, ?, ?)"
+_POSTGRES_INSERT: Final = f"INSERT INTO {_TABLE} VALUES (%s, %s, %s, %s)"
+
 RecordedStep = tuple[str, bytes]
 """A recorded step: its name and its pickled outcome."""
 
@@ -45,8 +48,9 @@ class Journal(Protocol):
         """Every recorded step of ``run_id``, by sequence number."""
         ...
 
-    def record(self, run_id: str, seq: int, name: str, outcome: bytes) -> None:
-        """Record one step (committed before returning)."""
+    def record(self, run_id: str, rows: Sequence[tuple[int, str, bytes]]) -> None:
+        """Record steps (sequence number, name, outcome), committed together before
+        returning."""
         ...
 
     def last_step(self, run_id: str) -> str | None:
@@ -77,11 +81,20 @@ class _SqliteJournal:
             ).fetchall()
         return {seq: (name, outcome) for seq, name, outcome in rows}
 
-    def record(self, run_id: str, seq: int, name: str, outcome: bytes) -> None:
+    def record(self, run_id: str, rows: Sequence[tuple[int, str, bytes]]) -> None:
         with self._lock:
-            self._connection.execute(
-                f"INSERT INTO {_TABLE} VALUES (?, ?, ?, ?)", (run_id, seq, name, outcome)
-            )
+            if len(rows) == 1:  # autocommit: one statement, one transaction
+                self._connection.execute(
+                    f"INSERT INTO {_TABLE} VALUES (?, ?, ?, ?)", (run_id, *rows[0])
+                )
+                return
+            self._connection.execute("BEGIN IMMEDIATE")
+            try:
+                self._connection.executemany(_SQLITE_INSERT, [(run_id, *row) for row in rows])
+            except BaseException:
+                self._connection.execute("ROLLBACK")
+                raise
+            self._connection.execute("COMMIT")
 
     def last_step(self, run_id: str) -> str | None:
         with self._lock:
@@ -112,10 +125,12 @@ class _PostgresJournal:
         ).fetchall()
         return {seq: (name, bytes(outcome)) for seq, name, outcome in rows}
 
-    def record(self, run_id: str, seq: int, name: str, outcome: bytes) -> None:
-        self._connection.execute(
-            f"INSERT INTO {_TABLE} VALUES (%s, %s, %s, %s)", (run_id, seq, name, outcome)
-        )
+    def record(self, run_id: str, rows: Sequence[tuple[int, str, bytes]]) -> None:
+        if len(rows) == 1:  # autocommit: one statement, one round trip, one commit
+            self._connection.execute(_POSTGRES_INSERT, (run_id, *rows[0]))
+            return
+        with self._connection.transaction(), self._connection.cursor() as cursor:
+            cursor.executemany(_POSTGRES_INSERT, [(run_id, *row) for row in rows])
 
     def last_step(self, run_id: str) -> str | None:
         row = self._connection.execute(

@@ -113,14 +113,22 @@ class RunSteps:
         self._run_id = run_id
         self._recorded = journal.load(run_id)
         self._next = 0
+        self._deferred: list[tuple[int, str, bytes]] = []
 
     @property
     def replaying(self) -> bool:
         """Whether recorded steps are still ahead."""
         return bool(self._recorded)
 
-    async def step(self, name: str, call: Callable[[], Coroutine[Any, Any, T]]) -> T:
-        """Return the recorded outcome of this step, or run ``call`` and record it."""
+    async def step(
+        self, name: str, call: Callable[[], Coroutine[Any, Any, T]], *, deferred: bool = False
+    ) -> T:
+        """Return the recorded outcome of this step, or run ``call`` and record it.
+
+        A ``deferred`` outcome (a hook decision) is written with the next step's, in the same
+        commit, or by ``flush``: a decision costs no commit of its own. A crash before that
+        commit loses it with the step it led to, and both are made again.
+        """
         seq = self._next
         self._next += 1
         recorded = self._recorded.pop(seq, None)
@@ -136,12 +144,18 @@ class RunSteps:
         try:
             output = await call()
         except Exception as exc:
-            self._record(seq, name, ("raised", exc))
+            self._record(seq, name, ("raised", exc), deferred=deferred)
             raise
-        self._record(seq, name, ("returned", output))
+        self._record(seq, name, ("returned", output), deferred=deferred)
         return output
 
-    def _record(self, seq: int, name: str, outcome: tuple[str, object]) -> None:
+    def flush(self) -> None:
+        """Write the deferred outcomes (before the run pauses or ends)."""
+        if self._deferred:
+            rows, self._deferred = self._deferred, []
+            self._journal.record(self._run_id, rows)
+
+    def _record(self, seq: int, name: str, outcome: tuple[str, object], *, deferred: bool) -> None:
         try:
             data = dumps(outcome)
         except Exception:  # an exception that does not pickle: the step will run again
@@ -152,7 +166,9 @@ class RunSteps:
                 name,
             )
             return
-        self._journal.record(self._run_id, seq, name, data)
+        self._deferred.append((seq, name, data))
+        if not deferred:
+            self.flush()
 
 
 _RUN_STEPS: Final[ContextVar[RunSteps | None]] = ContextVar("pod_durable_run_steps", default=None)
@@ -163,7 +179,9 @@ def run_steps() -> ContextVar[RunSteps | None]:
     return _RUN_STEPS
 
 
-async def _step(name: str, call: Callable[[], Coroutine[Any, Any, T]]) -> T:
+async def _step(
+    name: str, call: Callable[[], Coroutine[Any, Any, T]], *, deferred: bool = False
+) -> T:
     """Run ``call`` as the next step of the run: through its journal, else as a DBOS step
     (``checkpoints="dbos"``). No retries: a failure is recorded like an output.
 
@@ -171,7 +189,7 @@ async def _step(name: str, call: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """
     steps = _RUN_STEPS.get()
     if steps is not None:
-        return await steps.step(name, call)
+        return await steps.step(name, call, deferred=deferred)
     return await DBOS.run_step_async({"name": name}, call)
 
 
@@ -292,7 +310,7 @@ class StepHookPort:
             except HookFailedError as exc:
                 return _HookFailure(exc.event, exc.hook, exc.problem)
 
-        outcome: Any = await _step(HOOK_STEP_PREFIX + point, recorded)
+        outcome: Any = await _step(HOOK_STEP_PREFIX + point, recorded, deferred=True)
         if isinstance(outcome, _HookFailure):
             raise HookFailedError(event=outcome.event, hook=outcome.hook, problem=outcome.problem)
         result: T = outcome
