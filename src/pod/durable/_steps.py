@@ -6,7 +6,7 @@ after a crash) returns the recorded outcome instead of calling again. Steps go t
 journal (``_journal``, the default) or, with ``checkpoints="dbos"``, are DBOS steps.
 
 Outcomes cross the checkpoint pickled, and not every exception survives pickling
-and not every exception survives pickling (``HookFailedError`` takes keyword arguments, a
+(``HookFailedError`` takes keyword arguments, a
 tool's own exception may hold anything). So a step catches the failures the Worker handles
 and returns them as a small record; the wrapper raises the equivalent error outside the step,
 which gives the Worker the same message live and on replay.
