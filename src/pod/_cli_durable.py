@@ -4,8 +4,9 @@ Results go to stdout (``--json`` for scripts), diagnostics to stderr. Exit codes
 1 the database or the run failed, 2 bad usage (one line; ``--debug`` adds the traceback).
 The ``dbos`` extra is imported only when one of these commands runs.
 
-Decisions use the vocabulary of saved runs: ``--approve CALL_ID``, ``--skip CALL_ID[=REASON]``,
-``--abort``; with none of them, ``pod approve`` approves every pending call.
+Decisions use the vocabulary and the code of saved runs (``_cli_decisions``): ``--approve
+CALL_ID``, ``--skip CALL_ID[=REASON]``, ``--abort``; with none, ``pod approve`` asks in a
+terminal, as ``pod resume`` does, and otherwise lets the hooks be asked again.
 """
 
 from __future__ import annotations
@@ -17,13 +18,26 @@ import signal
 import sys
 import traceback
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Final, cast
+from typing import TYPE_CHECKING, Final, assert_never, cast
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ._cli_run import _load_object, _LoadError  # pyright: ignore[reportPrivateUsage]
+from llm_worker import Abort, Continue, Skip
+
+from ._cli_decisions import (
+    USER_ABORT_REASON,
+    Answer,
+    add_decision_arguments,
+    ask_decisions,
+    decisions_from_arguments,
+    decisions_given,
+)
+from ._cli_load import (
+    LoadError,
+    _load_object,  # pyright: ignore[reportPrivateUsage]
+)
 from ._errors import PodUsageError
 
 if TYPE_CHECKING:
@@ -35,8 +49,6 @@ EXIT_OK: Final = 0
 EXIT_FAILED: Final = 1
 EXIT_USAGE: Final = 2
 _COMMANDS: Final = frozenset({"worker", "submit", "approve", "runs"})
-_DEFAULT_SKIP_REASON: Final = "skipped by the approver"
-_DEFAULT_ABORT_REASON: Final = "aborted by the approver"
 
 
 def _database(parser: argparse.ArgumentParser) -> None:
@@ -91,26 +103,11 @@ def add_durable_commands(add_parser: Callable[..., argparse.ArgumentParser]) -> 
         "approve",
         help="decide the pending tool calls of a paused durable run",
         description="Send a decision to the paused run RUN_ID; whichever worker holds it "
-        "continues. With no --approve/--skip/--abort, every pending call is approved.",
+        "continues. With no decision: asks in a terminal, else the hooks are asked again.",
     )
     approve.add_argument("run_id", metavar="RUN_ID")
-    approve.add_argument(
-        "--approve", action="append", default=[], metavar="CALL_ID", help="run this call"
-    )
-    approve.add_argument(
-        "--skip",
-        action="append",
-        default=[],
-        metavar="CALL_ID[=REASON]",
-        help="do not run this call; the model is told REASON",
-    )
-    approve.add_argument(
-        "--abort",
-        nargs="?",
-        const=_DEFAULT_ABORT_REASON,
-        metavar="REASON",
-        help="abort the run",
-    )
+    add_decision_arguments(approve)
+    approve.add_argument("--no-input", action="store_true", help="never ask in the terminal")
     approve.add_argument("--json", action="store_true", help="print JSON")
     _database(approve)
 
@@ -151,50 +148,60 @@ def durable_command(args: argparse.Namespace, console: Console, errors: Console)
             if args.command == "submit":
                 return _submit(args, runs, console)
             if args.command == "approve":
-                return _approve(args, runs, console)
+                return _approve(args, runs, console, errors)
             return _runs(args, runs, console)
-    except (PodUsageError, _LoadError) as exc:
+    except (PodUsageError, LoadError) as exc:
         return fail(EXIT_USAGE, str(exc), exc)
     except Exception as exc:  # the database or DBOS failed: one line, traceback with --debug
         return fail(EXIT_FAILED, f"{type(exc).__name__}: {exc}", exc)
 
 
-def parse_decision(approve: Sequence[str], skip: Sequence[str], abort: str | None) -> RunDecision:
-    """The decision of ``--approve``/``--skip``/``--abort`` options (none: approve all).
-
-    Raises:
-        PodUsageError: a call is named twice, or ``--abort`` is combined with the others.
-    """
-    from .durable import RunDecision
-
-    skips: dict[str, str] = {}
-    for spec in skip:
-        call_id, _, reason = spec.partition("=")
-        if not call_id:
-            raise PodUsageError(f"--skip {spec!r}: expected CALL_ID[=REASON]")
-        skips[call_id] = reason or _DEFAULT_SKIP_REASON
-    twice = sorted(set(approve) & set(skips))
-    if twice:
-        raise PodUsageError(f"call {', '.join(twice)} is both approved and skipped")
-    if abort is not None and (approve or skips):
-        raise PodUsageError("--abort decides every pending call: give it alone")
-    return RunDecision(
-        approve=tuple(approve),
-        skip=skips,
-        abort=abort,
-        approve_rest=not (approve or skips or abort is not None),
-    )
-
-
-def _approve(args: argparse.Namespace, runs: DurableRuns, console: Console) -> int:
-    decision = parse_decision(args.approve, args.skip, args.abort)
-    paused = runs.approve(args.run_id, decision)
+def _approve(args: argparse.Namespace, runs: DurableRuns, console: Console, errors: Console) -> int:
+    info = runs.get(args.run_id)
+    if info.paused is None:
+        raise PodUsageError(f"run {args.run_id} is not paused (it is {info.status})")
+    if decisions_given(args):
+        answer = decisions_from_arguments(args, info.paused)
+        if isinstance(answer, list):
+            for problem in answer:
+                sys.stderr.write(f"error: {problem}\n")
+            return EXIT_USAGE
+    elif not args.no_input and sys.stdin.isatty():
+        answer = ask_decisions(info.paused, decided_by=None, console=errors)
+    else:
+        answer = Answer()  # nobody to ask: the hooks are asked again
+    decision = run_decision(answer)
+    runs.approve(args.run_id, decision)
     if args.json:
         _print_json({"run_id": args.run_id, "sent": decision.model_dump(mode="json")})
     else:
-        pending = ", ".join(c.call_id for c in paused.pending_calls) or "none"
+        pending = ", ".join(c.call_id for c in info.paused.pending_calls) or "none"
         console.print(f"sent to {args.run_id} (pending calls: {pending})", highlight=False)
     return EXIT_OK
+
+
+def run_decision(answer: Answer) -> RunDecision:
+    """The message for a durable run of the decisions ``pod resume`` would apply."""
+    from .durable import RunDecision
+
+    if answer.end_run:
+        return RunDecision(abort=USER_ABORT_REASON)
+    approve: list[str] = []
+    skip: dict[str, str] = {}
+    abort: str | None = None
+    for call_id, decision in answer.decisions.items():
+        match decision:
+            case Continue():
+                approve.append(call_id)
+            case Skip(reason=reason):
+                skip[call_id] = reason
+            case Abort(reason=reason):
+                abort = reason
+            case _:
+                assert_never(decision)
+    if abort is not None:  # the run ends at the abort: the other calls are not run
+        return RunDecision(abort=abort)
+    return RunDecision(approve=tuple(approve), skip=skip)
 
 
 def _submit(args: argparse.Namespace, runs: DurableRuns, console: Console) -> int:
@@ -274,7 +281,7 @@ def _worker(args: argparse.Namespace, errors: Console) -> int:
     )
     agents = [a for a in candidates if isinstance(a, DurableAgent)]
     if not agents or len(agents) != len(candidates):
-        raise _LoadError(f"{args.app} is not a DurableAgent (or a list of them)")
+        raise LoadError(f"{args.app} is not a DurableAgent (or a list of them)")
     settings = DurableSettings(
         database=database_url(args.database),
         sync=args.sync,

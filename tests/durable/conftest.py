@@ -70,6 +70,7 @@ class Scene:
             cwd=REPO,
             env=self.env(**extra),
             capture_output=True,
+            stdin=subprocess.DEVNULL,  # never a terminal: nobody is asked
             text=True,
             timeout=TIMEOUT,
             check=False,

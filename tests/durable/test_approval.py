@@ -4,17 +4,19 @@ process; a third process completes the run. Bad decisions are refused and send n
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
-from llm_worker import Continue, Finished, Paused
+from llm_worker import Continue, Finished, Paused, ToolResult
 from llm_worker.testing import assert_well_formed
 from pod import Pod
 from pod.durable import DurableRuns, RunOutcome
+from tests.cli.test_prompt_pty import Terminal
 
 from . import app
-from .conftest import Scene, counts
+from .conftest import REPO, Scene, counts
 
 PAUSED_CALL = f"a-{app.APPROVAL_STEP}"
 
@@ -94,22 +96,25 @@ async def test_skip_with_a_reason_reaches_the_model(sqlite_scene: Scene) -> None
 
 async def test_abort_ends_the_run_with_the_pending_call_closed(sqlite_scene: Scene) -> None:
     _pause(sqlite_scene)
-    code, _, err = _pod(sqlite_scene, "approve", "run-a", "--abort", "changed my mind")
+    code, _, err = _pod(sqlite_scene, "approve", "run-a", "--abort")
     assert code == 0, err
     outcome = RunOutcome.model_validate_json(
         sqlite_scene.run(["-m", "tests.durable.app", "recover", "run-a"]).stdout
     )
     assert outcome.result.kind == "aborted"
-    assert outcome.result.model_dump()["reason"] == "changed my mind"
+    assert outcome.result.model_dump()["reason"] == "aborted by the user"
     assert_well_formed(outcome.history)
     assert "start a:1" not in sqlite_scene.events()
 
 
 BAD_DECISIONS = [
-    (["--approve", "nope"], "run run-a has no pending call nope (pending: a-1)"),
-    (["--approve", "a-1", "--skip", "a-1"], "call a-1 is both approved and skipped"),
-    (["--abort", "--skip", "a-1"], "--abort decides every pending call: give it alone"),
-    (["--skip", "=why"], "--skip '=why': expected CALL_ID[=REASON]"),
+    (["--approve", "nope"], "no pending tool call 'nope' (pending: a-1 work)"),
+    (["--approve", "a-1", "--skip", "a-1"], "'a-1' is given two decisions"),
+    (
+        ["--abort", "--skip", "a-1"],
+        "--abort ends the run: it cannot be combined with --approve or --skip",
+    ),
+    (["--skip", "=why"], "no pending tool call '' (pending: a-1 work)"),
 ]
 
 
@@ -123,3 +128,25 @@ def test_a_bad_decision_is_refused_and_nothing_is_sent(sqlite_scene: Scene) -> N
     assert err == f"error: no durable run 'run-zzz' in {sqlite_scene.database}\n"
     with DurableRuns(sqlite_scene.database) as runs:
         assert runs.get("run-a").pending_calls == (PAUSED_CALL,)  # still waiting
+
+
+def test_pod_approve_asks_in_a_terminal(sqlite_scene: Scene) -> None:
+    _pause(sqlite_scene)
+    argv = [sys.executable, "-m", "pod", "approve", "run-a", "--database", sqlite_scene.database]
+    terminal = Terminal(argv, cwd=REPO)  # the prompt of pod resume, for a durable run
+    try:
+        terminal.expect(f"{PAUSED_CALL} work")
+        terminal.expect("work: approve, skip or abort? [approve/skip/abort] (approve):")
+        terminal.type("skip")
+        terminal.expect("reason for skipping (the model sees it) (skipped by the user):")
+        terminal.type("not now")
+        terminal.expect(f"sent to run-a (pending calls: {PAUSED_CALL})")
+        assert terminal.finish() == 0
+    finally:
+        if terminal.process.poll() is None:
+            terminal.process.kill()
+    outcome = RunOutcome.model_validate_json(
+        sqlite_scene.run(["-m", "tests.durable.app", "recover", "run-a"]).stdout
+    )
+    results = {i.call_id: i.content for i in outcome.history if isinstance(i, ToolResult)}
+    assert results[PAUSED_CALL] == "tool call skipped: not now"
