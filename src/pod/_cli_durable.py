@@ -255,7 +255,7 @@ def _info_json(info: RunInfo) -> object:
 def _runs_table(listed: Sequence[RunInfo]) -> Table:
     table = Table(title="durable runs")
     for column in ("run", "agent", "status", "pending approvals", "started", "last step"):
-        table.add_column(column, no_wrap=column in ("run", "started"))
+        table.add_column(column, overflow="fold")  # whole ids and names, never "…"
     for info in listed:
         table.add_row(
             info.run_id,

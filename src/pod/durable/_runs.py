@@ -15,7 +15,7 @@ from typing import Any, Final, Literal, TypeAlias, final
 from dbos import DBOSClient, WorkflowHandle
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from llm_worker import LlmResponse, Message, Paused, ToolResult
+from llm_worker import LlmResponse, Message, Paused, ToolCall, ToolResult
 
 from .._errors import PodUsageError
 from ._agent import (
@@ -266,6 +266,8 @@ class DurableRuns:
 def _item_line(step: str, item: object) -> ShownItem:
     if isinstance(item, Message):
         return ShownItem(step=step, text=f"{item.role}: {item.text}")
+    if isinstance(item, ToolCall):
+        return ShownItem(step=step, text=f"call {item.call_id}: {item.name}({item.arguments})")
     if isinstance(item, ToolResult):
         flag = " (error)" if item.is_error else ""
         return ShownItem(step=step, text=f"result {item.call_id}{flag}: {item.content}")
