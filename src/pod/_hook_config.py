@@ -29,7 +29,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from . import events
 from ._command_hook import DEFAULT_TIMEOUT, CommandHook, CommandMode
-from ._errors import PodUsageError
+from ._errors import PodUsageError, UnknownEventError
 from ._registry import FailurePolicy, HookRegistry
 from .events import HookEvent
 
@@ -104,8 +104,8 @@ def command_hook_from_config(
         raise fail(_problems(exc)) from None
     try:
         event = events.by_name(parsed.event)
-    except KeyError as exc:
-        raise fail(str(exc.args[0])) from None
+    except UnknownEventError as exc:
+        raise fail(str(exc)) from None
     if parsed.on_error == "deny" and event is not events.PRE_TOOL_CALL:
         raise fail(f"on_error = 'deny' is only meaningful for pre_tool_call, not {event.name}")
     cwd: str | None = parsed.cwd

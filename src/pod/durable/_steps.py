@@ -15,16 +15,15 @@ which gives the Worker the same message live and on replay.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar, cast, final
 
 from dbos import DBOS
-from pydantic import JsonValue
+from pydantic import BaseModel, JsonValue
 
 from llm_worker import (
-    AbortInfo,
     HookFailedError,
     HookPoint,
     HookPort,
@@ -32,19 +31,9 @@ from llm_worker import (
     LlmClient,
     LlmRequest,
     LlmResponse,
-    PostToolDecision,
-    PreRequestDecision,
-    PreRequestInfo,
-    PreToolDecision,
-    PromptSubmitDecision,
-    PromptSubmitInfo,
     SelectiveHookPort,
     Tool,
     ToolArgumentsError,
-    ToolCallSummary,
-    ToolResultSummary,
-    TurnEndDecision,
-    TurnEndInfo,
 )
 
 from .._errors import PodError
@@ -63,6 +52,8 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+InputT = TypeVar("InputT", bound=BaseModel)
+DecisionT = TypeVar("DecisionT")
 _log = logging.getLogger("pod.durable")
 
 
@@ -300,36 +291,17 @@ class StepHookPort:
         self._port = port
         self._selective = port if isinstance(port, SelectiveHookPort) else None
 
-    def listens_to(self, point: HookPoint) -> bool:
+    def listens_to(self, point: HookPoint[Any, Any], /) -> bool:
         return self._selective is None or self._selective.listens_to(point)
 
-    async def _ask(self, point: HookPoint, ask: Callable[[], Awaitable[T]]) -> T:
-        async def recorded() -> T | _HookFailure:
+    async def ask(self, point: HookPoint[InputT, DecisionT], info: InputT, /) -> DecisionT:
+        async def recorded() -> DecisionT | _HookFailure:
             try:
-                return await ask()
+                return await self._port.ask(point, info)
             except HookFailedError as exc:
                 return _HookFailure(exc.event, exc.hook, exc.problem)
 
-        outcome: Any = await _step(HOOK_STEP_PREFIX + point, recorded, deferred=True)
+        outcome = await _step(HOOK_STEP_PREFIX + point.name, recorded, deferred=True)
         if isinstance(outcome, _HookFailure):
             raise HookFailedError(event=outcome.event, hook=outcome.hook, problem=outcome.problem)
-        result: T = outcome
-        return result
-
-    async def prompt_submit(self, info: PromptSubmitInfo) -> PromptSubmitDecision:
-        return await self._ask("prompt_submit", lambda: self._port.prompt_submit(info))
-
-    async def pre_llm_request(self, info: PreRequestInfo) -> PreRequestDecision:
-        return await self._ask("pre_llm_request", lambda: self._port.pre_llm_request(info))
-
-    async def pre_tool_call(self, info: ToolCallSummary) -> PreToolDecision:
-        return await self._ask("pre_tool_call", lambda: self._port.pre_tool_call(info))
-
-    async def post_tool_call(self, info: ToolResultSummary) -> PostToolDecision:
-        return await self._ask("post_tool_call", lambda: self._port.post_tool_call(info))
-
-    async def turn_end(self, info: TurnEndInfo) -> TurnEndDecision:
-        return await self._ask("turn_end", lambda: self._port.turn_end(info))
-
-    async def abort(self, info: AbortInfo) -> None:
-        await self._ask("abort", lambda: self._port.abort(info))
+        return outcome

@@ -28,8 +28,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_DATABASE",
-    "Checkpoints",
     "QUEUE_NAME",
+    "Checkpoints",
     "DurableSettings",
     "SyncMode",
     "database_url",
