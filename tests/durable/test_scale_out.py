@@ -70,8 +70,6 @@ def test_two_workers_fifty_sessions_one_killed(postgres_scene: Scene) -> None:
         kill(second)
         killed_at = _finished_sessions(scene)
         assert killed_at < SESSIONS
-        held = [r.run_id for r in runs.list_runs() if r.executor == "w2" and r.status == "running"]
-        assert held, "w2 held no run when it was killed"  # the queue had 30+ runs waiting
         scene.start(_worker(scene, "w2"), **slow)  # the same name: recovers w2's runs
 
         outcomes = [runs.result(run_id) for run_id in run_ids]
