@@ -30,11 +30,11 @@ from llm_worker.providers import (
     client_from_spec,
 )
 
+from ._claude_code_settings import load_claude_settings
 from ._demo import render_trace_event
 from ._errors import PodUsageError
-from ._hook_config import load_command_hooks
-from ._permissions import PermissionHook
 from ._pod import Pod, PodResult
+from ._policy import PolicyFile, load_policy
 from ._registry import FrozenHookRegistry, HookRegistry
 from ._settings import PodSettings
 from ._workspace_tools import workspace_tools
@@ -83,6 +83,13 @@ def add_run_arguments(run: argparse.ArgumentParser) -> None:
         help="permission rules and command hooks (TOML); calls no rule allows are denied",
     )
     run.add_argument(
+        "--claude-settings",
+        type=Path,
+        action="append",
+        default=[],
+        help="a Claude Code settings file whose `hooks` section to run (repeatable)",
+    )
+    run.add_argument(
         "--hooks", action="append", default=[], help="a HookRegistry as module:attr or file.py:attr"
     )
     run.add_argument(
@@ -129,8 +136,9 @@ def run_command(args: argparse.Namespace, console: Console, errors: Console) -> 
     except ProviderSetupError as exc:
         return fail(EXIT_USAGE, str(exc))
     try:
-        permissions = PermissionHook.from_toml(args.rules) if args.rules else None
-        hooks = _policy_commands(args.rules).then(_load_hooks(args.hooks))
+        policy = load_policy(args.rules, workspace=args.workdir) if args.rules else None
+        permissions = policy.permissions_or_refuse() if policy else None
+        hooks = _policy_commands(policy, args).then(_load_hooks(args.hooks))
         tools = [*workspace_tools(args.workdir), *_load_tools(args.tools)]
         pod = Pod(
             client,
@@ -230,11 +238,15 @@ def _import(name: str) -> ModuleType:
     return module
 
 
-def _policy_commands(rules: Path | None) -> FrozenHookRegistry:
-    """The ``[[hook]]`` commands of the rules file: asked after the rules, before user hooks."""
+def _policy_commands(policy: PolicyFile | None, args: argparse.Namespace) -> FrozenHookRegistry:
+    """The ``[[hook]]`` commands of the policy file, then those of ``--claude-settings``:
+    asked after the rules, before user hooks."""
     registry = HookRegistry()
-    for configured in load_command_hooks(rules) if rules is not None else ():
+    for configured in policy.hooks if policy is not None else ():
         configured.register(registry)
+    for settings in args.claude_settings:
+        for configured in load_claude_settings(settings, project_dir=args.workdir):
+            configured.register(registry)
     return registry.freeze()
 
 

@@ -1,0 +1,232 @@
+"""Claude Code's hook contract, spoken by ``CommandHook(..., protocol="claude-code")``.
+
+A Claude Code hook script reads one JSON object on stdin and answers with its exit status and,
+optionally, JSON on stdout. This module builds what it reads and maps what it answers onto
+this project's decisions; the table is in ``docs/security.md``. In short:
+
+- in: ``session_id``, ``transcript_path`` (always ``null``: hooks never see the history),
+  ``cwd``, ``permission_mode`` (``"default"``), ``hook_event_name``, plus per event
+  ``tool_name``/``tool_input``/``tool_use_id`` (``PreToolUse``), ``tool_response``
+  (``PostToolUse``), ``prompt`` (``UserPromptSubmit``), ``stop_hook_active`` (``Stop``);
+- out: exit 0 continues (stdout that is not a JSON object is ignored, as Claude Code shows it
+  only in its transcript), exit 2 blocks with stderr as the reason, any other status fails the
+  hook; JSON ``continue: false``, ``decision: "block"`` and
+  ``hookSpecificOutput.permissionDecision`` (allow / deny / ask) map as the table says.
+
+Unlike Claude Code, which fails open, everything that does not map to a decision legal for
+the event fails the hook (:class:`CommandHookError`), so the registration's failure policy
+applies: an unknown field, ``updatedInput`` (hooks cannot rewrite a call), a decision the
+event does not take, malformed JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Mapping
+from typing import Any, Final, Literal, TypeAlias, TypeVar, cast
+
+import pydantic_core
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+
+from llm_worker import (
+    Abort,
+    Continue,
+    Pause,
+    PromptSubmitInfo,
+    Skip,
+    ToolCallSummary,
+    ToolResultSummary,
+    TurnEndInfo,
+)
+
+from . import events
+from ._errors import CommandHookError
+from .events import HookEvent
+
+__all__ = ["CLAUDE_CODE_EVENTS", "SESSION_ID", "encode_claude_request", "parse_claude_answer"]
+
+DecisionT = TypeVar("DecisionT")
+
+CLAUDE_CODE_EVENTS: Final[Mapping[str, HookEvent[Any, Any]]] = {
+    "PreToolUse": events.PRE_TOOL_CALL,
+    "PostToolUse": events.POST_TOOL_CALL,
+    "UserPromptSubmit": events.PROMPT_SUBMIT,
+    "Stop": events.TURN_END,
+}
+"""Claude Code's event names and the events they run on here."""
+_NAMES: Final = {event.name: name for name, event in CLAUDE_CODE_EVENTS.items()}
+
+SESSION_ID: Final = str(uuid.uuid4())
+"""The ``session_id`` scripts read: one per process (one ``pod run``)."""
+
+BLOCKING_EXIT: Final = 2
+"""The exit status with which a script blocks (stderr is the reason)."""
+_CONTINUE: Final = Continue()
+_PREVIEW: Final = 120
+
+
+def claude_name(event: HookEvent[Any, Any]) -> str | None:
+    """Claude Code's name for ``event``, or ``None`` if Claude Code has no such event."""
+    return _NAMES.get(event.name)
+
+
+def encode_claude_request(
+    event: HookEvent[Any, Any], info: BaseModel, *, cwd: str, command: str
+) -> bytes:
+    """The JSON object a Claude Code script reads on stdin for ``info``.
+
+    Raises:
+        CommandHookError: a tool call's arguments are not a JSON object, so the script
+            could not judge the call (fail closed).
+    """
+    name = _NAMES[event.name]
+    envelope: dict[str, JsonValue] = {
+        "session_id": SESSION_ID,
+        "transcript_path": None,
+        "cwd": cwd,
+        "permission_mode": "default",
+        "hook_event_name": name,
+    }
+    if isinstance(info, ToolCallSummary):
+        arguments = info.parsed_arguments()
+        if arguments is None:
+            raise CommandHookError(
+                command=command,
+                problem="was not asked: the call's arguments are not a JSON object, so a "
+                "Claude Code hook cannot read tool_input",
+            )
+        envelope |= {"tool_name": info.tool_name, "tool_input": arguments}
+        envelope["tool_use_id"] = info.call_id
+    elif isinstance(info, ToolResultSummary):
+        envelope |= {
+            "tool_name": info.tool_name,
+            "tool_input": None,  # the result summary does not carry the call's arguments
+            "tool_response": {
+                "output": info.output_preview,
+                "output_length": info.output_length,
+                "is_error": info.is_error,
+            },
+            "tool_use_id": info.call_id,
+        }
+    elif isinstance(info, PromptSubmitInfo):
+        envelope["prompt"] = info.input_text
+    elif isinstance(info, TurnEndInfo):
+        envelope["stop_hook_active"] = False  # a blocked stop pauses: never re-entered
+    return json.dumps(envelope, separators=(",", ":")).encode("ascii")
+
+
+class _Specific(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    hookEventName: str | None = None  # Claude Code's spelling
+    permissionDecision: Literal["allow", "deny", "ask"] | None = None
+    permissionDecisionReason: str = ""
+    additionalContext: str | None = None  # not delivered: hooks cannot write
+
+
+class ClaudeCodeOutput(BaseModel):
+    """The JSON object a Claude Code script may print on stdout (exit status 0)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    continue_: bool = Field(default=True, alias="continue")
+    """``false``: stop (``Abort`` with ``stopReason``; at ``Stop`` the turn just ends)."""
+    stopReason: str = ""
+    suppressOutput: bool = False
+    systemMessage: str = ""
+    decision: Literal["block", "approve"] | None = None
+    """``block``: see the mapping table; ``approve`` (older ``PreToolUse`` spelling): allow."""
+    reason: str = ""
+    hookSpecificOutput: _Specific | None = None
+
+
+Decision: TypeAlias = Continue | Skip | Abort | Pause
+
+
+def _blocked(event: HookEvent[Any, Any], reason: str) -> Decision:
+    """What blocking means at ``event``."""
+    if event is events.PRE_TOOL_CALL:
+        return Skip(reason=reason)
+    if event is events.PROMPT_SUBMIT:
+        return Abort(reason=reason)
+    return Pause(reason=reason)  # PostToolUse, Stop: a human reads the reason
+
+
+def _stopped(event: HookEvent[Any, Any], reason: str) -> Decision:
+    if event is events.TURN_END:
+        return _CONTINUE  # the turn is ending: stopping is what happens anyway
+    return Abort(reason=reason)
+
+
+def parse_claude_answer(
+    event: HookEvent[Any, DecisionT], status: int, stdout: bytes, stderr: str, *, command: str
+) -> DecisionT:
+    """Map a Claude Code script's answer (exit status, stdout, stderr) onto a decision legal
+    at ``event``.
+
+    Raises:
+        CommandHookError: the answer maps to nothing legal there, or is malformed.
+    """
+
+    def fail(problem: str) -> CommandHookError:
+        return CommandHookError(command=command, problem=problem, stderr=stderr)
+
+    name = _NAMES[event.name]
+    if status == BLOCKING_EXIT:
+        decision = _blocked(event, stderr or f"blocked by a {name} hook (exit status 2)")
+    else:
+        text = stdout.strip()
+        if not text.startswith(b"{"):
+            return cast(DecisionT, _CONTINUE)  # plain text: Claude Code only shows it
+        try:
+            value: object = pydantic_core.from_json(text, allow_inf_nan=False)
+            output = ClaudeCodeOutput.model_validate(value)
+        except ValueError as exc:  # ValidationError is a ValueError
+            detail = _describe(exc) if isinstance(exc, ValidationError) else str(exc)
+            raise fail(
+                f"printed an invalid Claude Code answer ({detail}): {text[:_PREVIEW]!r}"
+            ) from None
+        decision = _decide(event, name, output, fail)
+    if not isinstance(decision, event.decision_types):
+        raise fail(f"answered {type(decision).__name__}, which {event.name.upper()} does not allow")
+    return cast(DecisionT, decision)  # checked just above: legal at the event
+
+
+def _decide(
+    event: HookEvent[Any, Any],
+    name: str,
+    output: ClaudeCodeOutput,
+    fail: Any,
+) -> Decision:
+    specific = output.hookSpecificOutput
+    if specific is not None and specific.hookEventName not in (None, name):
+        raise fail(f"answered for {specific.hookEventName!r} while asked about {name!r}")
+    if not output.continue_:
+        return _stopped(event, output.stopReason or f"stopped by a {name} hook")
+    if specific is not None and specific.permissionDecision is not None:
+        if event is not events.PRE_TOOL_CALL:
+            raise fail(f"printed a permissionDecision, which only PreToolUse takes, at {name}")
+        reason = specific.permissionDecisionReason
+        match specific.permissionDecision:
+            case "deny":
+                return Skip(reason=reason or f"denied by a {name} hook")
+            case "ask":
+                return Pause(reason=reason or f"a {name} hook asks for confirmation")
+            case "allow":
+                return _CONTINUE
+    if output.decision == "block":
+        return _blocked(event, output.reason or f"blocked by a {name} hook")
+    if output.decision == "approve" and event is not events.PRE_TOOL_CALL:
+        raise fail(f'printed decision "approve", which only PreToolUse takes, at {name}')
+    return _CONTINUE
+
+
+def _describe(error: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(part) for part in detail['loc']) or 'answer'}: {detail['msg']}"
+        for detail in error.errors(include_url=False)
+    )
+
+
+def claude_output_schema() -> dict[str, Any]:
+    """JSON Schema of what a Claude Code script may print (by alias, as written)."""
+    return ClaudeCodeOutput.model_json_schema(by_alias=True)
