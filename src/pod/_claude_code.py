@@ -21,7 +21,6 @@ event does not take, malformed JSON.
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Mapping
 from typing import Any, Final, Literal, TypeAlias, TypeVar, cast
@@ -44,7 +43,17 @@ from . import events
 from ._errors import CommandHookError
 from .events import HookEvent
 
-__all__ = ["CLAUDE_CODE_EVENTS", "SESSION_ID", "encode_claude_request", "parse_claude_answer"]
+__all__ = [
+    "CLAUDE_CODE_EVENTS",
+    "REQUEST_MODELS",
+    "SESSION_ID",
+    "ClaudeCodeOutput",
+    "claude_name",
+    "claude_output_schema",
+    "claude_stdin_schema",
+    "encode_claude_request",
+    "parse_claude_answer",
+]
 
 DecisionT = TypeVar("DecisionT")
 
@@ -71,6 +80,73 @@ def claude_name(event: HookEvent[Any, Any]) -> str | None:
     return _NAMES.get(event.name)
 
 
+class _Request(BaseModel):
+    """What every Claude Code script reads."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    session_id: str
+    """One id per process (one ``pod run``)."""
+    transcript_path: None = None
+    """Always ``null``: hooks never see the history."""
+    cwd: str
+    """The folder the command runs in."""
+    permission_mode: Literal["default"] = "default"
+
+
+class PreToolUseRequest(_Request):
+    """Read by a ``PreToolUse`` script (``PRE_TOOL_CALL``)."""
+
+    hook_event_name: Literal["PreToolUse"] = "PreToolUse"
+    tool_name: str
+    tool_input: dict[str, JsonValue]
+    """The call's arguments, parsed."""
+    tool_use_id: str
+
+
+class _ToolResponse(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    output: str
+    """The start of the result (at most ``PREVIEW_BYTES`` UTF-8 bytes)."""
+    output_length: int
+    """Length of the whole result in UTF-8 bytes."""
+    is_error: bool
+
+
+class PostToolUseRequest(_Request):
+    """Read by a ``PostToolUse`` script (``POST_TOOL_CALL``)."""
+
+    hook_event_name: Literal["PostToolUse"] = "PostToolUse"
+    tool_name: str
+    tool_input: None = None
+    """Always ``null``: the result summary does not carry the call's arguments."""
+    tool_response: _ToolResponse
+    tool_use_id: str
+
+
+class UserPromptSubmitRequest(_Request):
+    """Read by a ``UserPromptSubmit`` script (``PROMPT_SUBMIT``)."""
+
+    hook_event_name: Literal["UserPromptSubmit"] = "UserPromptSubmit"
+    prompt: str
+
+
+class StopRequest(_Request):
+    """Read by a ``Stop`` script (``TURN_END``)."""
+
+    hook_event_name: Literal["Stop"] = "Stop"
+    stop_hook_active: bool = False
+    """Always ``false``: a blocked stop pauses the run, so a stop hook is never re-entered."""
+
+
+REQUEST_MODELS: Final[Mapping[str, type[_Request]]] = {
+    "PreToolUse": PreToolUseRequest,
+    "PostToolUse": PostToolUseRequest,
+    "UserPromptSubmit": UserPromptSubmitRequest,
+    "Stop": StopRequest,
+}
+"""What a script reads on stdin, per Claude Code event name."""
+
+
 def encode_claude_request(
     event: HookEvent[Any, Any], info: BaseModel, *, cwd: str, command: str
 ) -> bytes:
@@ -80,14 +156,8 @@ def encode_claude_request(
         CommandHookError: a tool call's arguments are not a JSON object, so the script
             could not judge the call (fail closed).
     """
-    name = _NAMES[event.name]
-    envelope: dict[str, JsonValue] = {
-        "session_id": SESSION_ID,
-        "transcript_path": None,
-        "cwd": cwd,
-        "permission_mode": "default",
-        "hook_event_name": name,
-    }
+    common: dict[str, Any] = {"session_id": SESSION_ID, "cwd": cwd}
+    request: _Request
     if isinstance(info, ToolCallSummary):
         arguments = info.parsed_arguments()
         if arguments is None:
@@ -96,24 +166,28 @@ def encode_claude_request(
                 problem="was not asked: the call's arguments are not a JSON object, so a "
                 "Claude Code hook cannot read tool_input",
             )
-        envelope |= {"tool_name": info.tool_name, "tool_input": arguments}
-        envelope["tool_use_id"] = info.call_id
+        request = PreToolUseRequest(
+            **common, tool_name=info.tool_name, tool_input=arguments, tool_use_id=info.call_id
+        )
     elif isinstance(info, ToolResultSummary):
-        envelope |= {
-            "tool_name": info.tool_name,
-            "tool_input": None,  # the result summary does not carry the call's arguments
-            "tool_response": {
-                "output": info.output_preview,
-                "output_length": info.output_length,
-                "is_error": info.is_error,
-            },
-            "tool_use_id": info.call_id,
-        }
+        response = _ToolResponse(
+            output=info.output_preview, output_length=info.output_length, is_error=info.is_error
+        )
+        request = PostToolUseRequest(
+            **common, tool_name=info.tool_name, tool_response=response, tool_use_id=info.call_id
+        )
     elif isinstance(info, PromptSubmitInfo):
-        envelope["prompt"] = info.input_text
+        request = UserPromptSubmitRequest(**common, prompt=info.input_text)
     elif isinstance(info, TurnEndInfo):
-        envelope["stop_hook_active"] = False  # a blocked stop pauses: never re-entered
-    return json.dumps(envelope, separators=(",", ":")).encode("ascii")
+        request = StopRequest(**common)
+    else:  # pragma: no cover  # CommandHook only takes the events of CLAUDE_CODE_EVENTS
+        raise CommandHookError(command=command, problem=f"has no Claude Code event for {event}")
+    return request.model_dump_json().encode("utf-8")
+
+
+def claude_stdin_schema(event: HookEvent[Any, Any]) -> dict[str, Any]:
+    """JSON Schema of what a Claude Code script reads on stdin at ``event``."""
+    return REQUEST_MODELS[_NAMES[event.name]].model_json_schema(mode="serialization")
 
 
 class _Specific(BaseModel):

@@ -16,6 +16,12 @@ from rich.console import Console
 from rich.table import Table
 
 from . import events
+from ._cli_rules import (
+    add_command_schema_arguments,
+    add_rules_parser,
+    command_schema_of,
+    rules_command,
+)
 from ._cli_run import EPILOG, RUN_DESCRIPTION, add_run_arguments, run_command
 
 __all__ = ["main"]
@@ -51,6 +57,8 @@ def _parser() -> argparse.ArgumentParser:
         nargs="?",
         help="one event (e.g. pre_tool_call); all events when omitted",
     )
+    add_command_schema_arguments(schema)
+    add_rules_parser(commands)
     add_run_arguments(
         commands.add_parser(
             "run",
@@ -113,9 +121,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         run_demo(console)
     elif args.command == "events":
         console.print(events_table())
+    elif args.command == "rules":
+        return rules_command(args, console, errors)
     elif args.command == "schema":
         try:
-            document = schemas(args.event)
+            document = command_schema_of(args) if args.stream else schemas(args.event)
         except KeyError as exc:
             errors.print(f"[bold red]error:[/] {exc.args[0]}")
             return EXIT_USAGE

@@ -9,17 +9,19 @@ validated decision or a :class:`CommandHookError`.
 from __future__ import annotations
 
 import json
-from typing import Any, Final, TypeVar, cast
+from typing import Any, Final, Literal, TypeVar, cast
 
 import pydantic_core
 from pydantic import BaseModel, ValidationError
 
 from llm_worker import ToolCallSummary
 
+from ._claude_code import claude_name, claude_output_schema, claude_stdin_schema
 from ._errors import CommandHookError
 from .events import HookEvent
 
 __all__ = [
+    "command_schema",
     "encode_request",
     "parse_decision",
     "stdin_schema",
@@ -147,3 +149,19 @@ def parse_decision(
         return cast(DecisionT, decision_type.model_validate(value, strict=True))
     except ValidationError as exc:
         raise fail(f"printed an invalid {tag!r} decision: {_describe(exc)}") from None
+
+
+def command_schema(
+    event: HookEvent[Any, Any], stream: Literal["stdin", "stdout"], protocol: str = "native"
+) -> dict[str, Any]:
+    """JSON Schema of what a hook command reads (``stdin``) or may print (``stdout``) at
+    ``event`` under ``protocol`` (``native`` or ``claude-code``).
+
+    Raises:
+        KeyError: Claude Code has no event for ``event``.
+    """
+    if protocol == "native":
+        return stdin_schema(event) if stream == "stdin" else stdout_schema(event)
+    if claude_name(event) is None:
+        raise KeyError(f"Claude Code has no hook event for {event.name}")
+    return claude_stdin_schema(event) if stream == "stdin" else claude_output_schema()

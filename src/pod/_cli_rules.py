@@ -1,0 +1,136 @@
+"""``pod rules check``: validate a policy file on its own, before any run.
+
+It reads the file with the same loader as ``pod run --rules`` and checks its rules against
+the tools a run would have (the workspace tools plus ``--tools``), so every mistake that
+would refuse a run is reported here, with its file and line. Results on stdout, the problem on
+stderr; exit 0 when the file is sound, 2 when it is not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any, Final
+
+from rich.console import Console
+from rich.markup import escape
+
+from llm_worker import Tool, UsageError
+
+from . import events
+
+# The same --tools loader as pod run, so both accept and refuse the same specs.
+from ._cli_run import _load_tools, _LoadError  # pyright: ignore[reportPrivateUsage]
+from ._errors import PodUsageError
+from ._hook_protocol import command_schema
+from ._policy import load_policy
+from ._workspace_tools import workspace_tools
+
+__all__ = [
+    "add_command_schema_arguments",
+    "add_rules_parser",
+    "command_schema_of",
+    "rules_command",
+]
+
+EXIT_OK: Final = 0
+EXIT_USAGE: Final = 2
+
+
+def add_rules_parser(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],  # pyright: ignore[reportPrivateUsage]
+) -> None:
+    """Add ``pod rules check`` to the ``pod`` subcommands."""
+    rules = commands.add_parser(
+        "rules",
+        help="check a policy file (rules and command hooks) without running anything",
+        description="Check a policy file (TOML: [[rule]] and [[hook]] tables).",
+    )
+    actions = rules.add_subparsers(dest="rules_command", required=True, metavar="ACTION")
+    check = actions.add_parser(
+        "check",
+        help="validate FILE against the tools of a run",
+        description=(
+            "Validate FILE as `pod run --rules FILE` would: every table, every hook's cwd, "
+            "and every rule against the tools of the run (read_file and list_files, plus "
+            "--tools). Exit 0 if sound, 2 with the file, line and fix if not."
+        ),
+    )
+    check.add_argument("file", type=Path, help="the policy file")
+    check.add_argument(
+        "--tools", action="append", default=[], help="more tools as module:attr or file.py:attr"
+    )
+    check.add_argument(
+        "--workdir", type=Path, default=Path(), help="the workspace of the run (default: .)"
+    )
+    check.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def rules_command(args: argparse.Namespace, console: Console, errors: Console) -> int:
+    """Carry out ``pod rules check``; return the exit code."""
+    try:
+        policy = load_policy(args.file, workspace=args.workdir)
+        tools: list[Tool] = [*workspace_tools(args.workdir), *_load_tools(args.tools)]
+        permissions = policy.permissions_or_refuse()
+        permissions.check_tools(tools)
+    except (PodUsageError, UsageError, _LoadError, OSError) as exc:
+        if args.json:
+            console.print_json(json.dumps({"ok": False, "error": str(exc)}))
+        errors.print(f"[bold red]error:[/] {escape(str(exc))}")
+        return EXIT_USAGE
+    names = sorted(tool.name for tool in tools)
+    if args.json:
+        summary = {
+            "ok": True,
+            "file": str(args.file),
+            "rules": len(permissions.rules),
+            "default": permissions.default,
+            "hooks": [configured.source for configured in policy.hooks],
+            "tools": names,
+        }
+        console.print_json(json.dumps(summary))
+    else:
+        console.print(
+            f"{args.file}: ok: {len(permissions.rules)} rules (default {permissions.default}), "
+            f"{len(policy.hooks)} command hooks; checked against tools {', '.join(names)}",
+            markup=False,
+            highlight=False,
+        )
+    return EXIT_OK
+
+
+def add_command_schema_arguments(schema: argparse.ArgumentParser) -> None:
+    """Add ``--stdin`` / ``--stdout`` and ``--protocol`` to ``pod schema``."""
+    streams = schema.add_mutually_exclusive_group()
+    streams.add_argument(
+        "--stdin",
+        dest="stream",
+        action="store_const",
+        const="stdin",
+        help="what a command hook reads on stdin at EVENT (exactly)",
+    )
+    streams.add_argument(
+        "--stdout",
+        dest="stream",
+        action="store_const",
+        const="stdout",
+        help="what a command hook may print at EVENT (exactly what the run accepts)",
+    )
+    schema.add_argument(
+        "--protocol",
+        choices=("native", "claude-code"),
+        default="native",
+        help="the command hook protocol of --stdin/--stdout (default: native)",
+    )
+
+
+def command_schema_of(args: argparse.Namespace) -> dict[str, Any]:
+    """The schema ``pod schema EVENT --stdin|--stdout`` prints.
+
+    Raises:
+        KeyError: no EVENT was given, or it is unknown, or Claude Code has no such event.
+    """
+    if args.event is None:
+        raise KeyError(f"--{args.stream} describes one event: name it (e.g. pre_tool_call)")
+    return command_schema(events.by_name(args.event), args.stream, args.protocol)
