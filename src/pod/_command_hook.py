@@ -45,7 +45,14 @@ from ._hook_process import LineProcess, ProcessFailure, hook_environment, run_on
 from ._hook_protocol import encode_request, parse_decision, tool_name_of
 from .events import HookEvent
 
-__all__ = ["DEFAULT_TIMEOUT", "TOOL_EVENTS", "CommandHook", "CommandMode", "CommandProtocol"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "TOOL_EVENTS",
+    "CommandHook",
+    "CommandMode",
+    "CommandOptionError",
+    "CommandProtocol",
+]
 
 InputT = TypeVar("InputT", bound=BaseModel)
 DecisionT = TypeVar("DecisionT")
@@ -83,6 +90,15 @@ def _check_argv(command: object) -> tuple[str, ...]:
             f"not {command!r}"
         )
     return cast(tuple[str, ...], argv)
+
+
+class CommandOptionError(PodUsageError):
+    """One option of a :class:`CommandHook` is wrong; ``option`` names it (so a loader can
+    point at the line that sets it)."""
+
+    def __init__(self, message: str, *, option: str) -> None:
+        self.option = option
+        super().__init__(message)
 
 
 @final
@@ -177,30 +193,43 @@ class CommandHook(Hook[InputT, DecisionT]):
             raise PodUsageError("CommandHook needs a POSIX system (process groups)")
         self._argv = _check_argv(command)
         if not (math.isfinite(timeout) and timeout > 0):
-            raise PodUsageError(f"a CommandHook timeout must be positive and finite: {timeout!r}")
+            raise CommandOptionError(
+                f"a CommandHook timeout must be positive and finite: {timeout!r}", option="timeout"
+            )
         if mode not in ("per-call", "persistent"):
-            raise PodUsageError(f"unknown CommandHook mode {mode!r}: use per-call or persistent")
+            raise CommandOptionError(
+                f"unknown CommandHook mode {mode!r}: use per-call or persistent", option="mode"
+            )
         if protocol not in ("native", "claude-code"):
-            raise PodUsageError(f"unknown protocol {protocol!r}: use native or claude-code")
+            raise CommandOptionError(
+                f"unknown protocol {protocol!r}: use native or claude-code", option="protocol"
+            )
         if protocol == "claude-code":
             if claude_name(event) is None:
-                raise PodUsageError(f"Claude Code has no hook event for {event.name}")
+                raise CommandOptionError(
+                    f"Claude Code has no hook event for {event.name}", option="event"
+                )
             if mode != "per-call":
-                raise PodUsageError("a claude-code hook runs per call, not persistent")
+                raise CommandOptionError(
+                    "protocol claude-code runs per call: drop mode persistent", option="mode"
+                )
         self._matcher = None
         if matcher is not None:
             if not any(event is tool_event for tool_event in TOOL_EVENTS):
-                raise PodUsageError(
-                    f"a matcher selects tools: {event.name} has none (drop the matcher)"
+                raise CommandOptionError(
+                    f"a matcher selects tools: {event.name} has none (drop the matcher)",
+                    option="matcher",
                 )
             try:
                 self._matcher = re.compile(matcher)
             except re.error as exc:
-                raise PodUsageError(
-                    f"matcher {matcher!r} is not a regular expression: {exc}"
+                raise CommandOptionError(
+                    f"matcher {matcher!r} is not a regular expression: {exc}", option="matcher"
                 ) from None
         if cwd is not None and not os.path.isdir(cwd):
-            raise PodUsageError(f"the cwd {os.fspath(cwd)!r} of a CommandHook is not a folder")
+            raise CommandOptionError(
+                f"the cwd {os.fspath(cwd)!r} of a CommandHook is not a folder", option="cwd"
+            )
         self._event = event
         self._timeout = float(timeout)
         self._mode: CommandMode = mode

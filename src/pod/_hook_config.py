@@ -30,7 +30,7 @@ from typing import Any, Literal, final
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from . import events
-from ._command_hook import DEFAULT_TIMEOUT, CommandHook, CommandMode
+from ._command_hook import DEFAULT_TIMEOUT, CommandHook, CommandMode, CommandOptionError
 from ._errors import PermissionRulesError, PodUsageError
 from ._registry import FailurePolicy, HookRegistry
 from ._toml_lines import TableProblem
@@ -130,11 +130,10 @@ def build_command_hook(
             matcher=parsed.matcher,
             protocol=parsed.protocol,
         )
-    except PodUsageError as exc:
-        field = next(
-            (name for name in ("matcher", "protocol", "command") if name in str(exc)), None
-        )
-        raise TableProblem(str(exc), field) from None
+    except CommandOptionError as exc:
+        raise TableProblem(str(exc), exc.option) from None
+    except PodUsageError as exc:  # the command itself
+        raise TableProblem(str(exc), "command") from None
     return ConfiguredCommandHook(event, hook, parsed.on_error, "")
 
 
