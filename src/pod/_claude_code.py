@@ -41,6 +41,7 @@ from llm_worker import (
 
 from . import events
 from ._errors import CommandHookError
+from ._hook_protocol import describe_validation
 from .events import HookEvent
 
 __all__ = [
@@ -255,7 +256,7 @@ def parse_claude_answer(
             value: object = pydantic_core.from_json(text, allow_inf_nan=False)
             output = ClaudeCodeOutput.model_validate(value)
         except ValueError as exc:  # ValidationError is a ValueError
-            detail = _describe(exc) if isinstance(exc, ValidationError) else str(exc)
+            detail = describe_validation(exc) if isinstance(exc, ValidationError) else str(exc)
             raise fail(
                 f"printed an invalid Claude Code answer ({detail}): {text[:_PREVIEW]!r}"
             ) from None
@@ -292,13 +293,6 @@ def _decide(
     if output.decision == "approve" and event is not events.PRE_TOOL_CALL:
         raise fail(f'printed decision "approve", which only PreToolUse takes, at {name}')
     return _CONTINUE
-
-
-def _describe(error: ValidationError) -> str:
-    return "; ".join(
-        f"{'.'.join(str(part) for part in detail['loc']) or 'answer'}: {detail['msg']}"
-        for detail in error.errors(include_url=False)
-    )
 
 
 def claude_output_schema() -> dict[str, Any]:

@@ -30,6 +30,7 @@ from ._claude_code import CLAUDE_CODE_EVENTS
 from ._command_hook import TOOL_EVENTS, CommandHook
 from ._errors import PodUsageError
 from ._hook_config import ConfiguredCommandHook
+from ._hook_protocol import describe_validation
 
 __all__ = ["CLAUDE_DEFAULT_TIMEOUT", "load_claude_settings"]
 
@@ -82,7 +83,7 @@ def load_claude_settings(
         raise PodUsageError(f"cannot read Claude Code settings {source}: {exc}") from exc
     except ValidationError as exc:
         raise PodUsageError(
-            f"{source}: not a Claude Code settings file: {_describe(exc)}"
+            f"{source}: not a Claude Code settings file: {describe_validation(exc)}"
         ) from None
     if settings.get("disableAllHooks") is True:
         return []
@@ -108,7 +109,7 @@ def load_claude_settings(
             try:
                 group = _MatcherGroup.model_validate(raw)
             except ValidationError as exc:
-                raise fail(where, _describe(exc)) from None
+                raise fail(where, describe_validation(exc)) from None
             tool_event = any(event is tool for tool in TOOL_EVENTS)
             matcher = group.matcher if tool_event and group.matcher not in ("", "*") else None
             for number, entry in enumerate(group.hooks):
@@ -130,10 +131,3 @@ def load_claude_settings(
                     )
                 )
     return configured
-
-
-def _describe(error: ValidationError) -> str:
-    return "; ".join(
-        f"{'.'.join(str(part) for part in detail['loc']) or 'entry'}: {detail['msg']}"
-        for detail in error.errors(include_url=False)
-    )

@@ -19,11 +19,12 @@ from rich.markup import escape
 from llm_worker import Tool, UsageError
 
 from . import events
+from ._claude_code import claude_name, claude_output_schema, claude_stdin_schema
 
 # The same --tools loader as pod run, so both accept and refuse the same specs.
 from ._cli_run import _load_tools, _LoadError  # pyright: ignore[reportPrivateUsage]
 from ._errors import PodUsageError
-from ._hook_protocol import command_schema
+from ._hook_protocol import stdin_schema, stdout_schema
 from ._policy import load_policy
 from ._workspace_tools import workspace_tools
 
@@ -133,4 +134,9 @@ def command_schema_of(args: argparse.Namespace) -> dict[str, Any]:
     """
     if args.event is None:
         raise KeyError(f"--{args.stream} describes one event: name it (e.g. pre_tool_call)")
-    return command_schema(events.by_name(args.event), args.stream, args.protocol)
+    event = events.by_name(args.event)
+    if args.protocol == "native":
+        return stdin_schema(event) if args.stream == "stdin" else stdout_schema(event)
+    if claude_name(event) is None:
+        raise KeyError(f"Claude Code has no hook event for {event.name}")
+    return claude_stdin_schema(event) if args.stream == "stdin" else claude_output_schema()

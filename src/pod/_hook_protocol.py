@@ -9,19 +9,18 @@ validated decision or a :class:`CommandHookError`.
 from __future__ import annotations
 
 import json
-from typing import Any, Final, Literal, TypeVar, cast
+from typing import Any, Final, TypeVar, cast
 
 import pydantic_core
 from pydantic import BaseModel, ValidationError
 
 from llm_worker import ToolCallSummary
 
-from ._claude_code import claude_name, claude_output_schema, claude_stdin_schema
 from ._errors import CommandHookError
 from .events import HookEvent
 
 __all__ = [
-    "command_schema",
+    "describe_validation",
     "encode_request",
     "parse_decision",
     "stdin_schema",
@@ -97,7 +96,8 @@ def _tag(decision_type: type[BaseModel]) -> str:
     return str(decision_type.model_fields["decision"].default)
 
 
-def _describe(error: ValidationError) -> str:
+def describe_validation(error: ValidationError) -> str:
+    """Every problem pydantic found, in one line (``field: message; ...``)."""
     return "; ".join(
         f"{'.'.join(str(part) for part in detail['loc']) or 'decision'}: {detail['msg']}"
         for detail in error.errors(include_url=False)
@@ -148,20 +148,4 @@ def parse_decision(
         # One of the event's decision types: what DecisionT stands for.
         return cast(DecisionT, decision_type.model_validate(value, strict=True))
     except ValidationError as exc:
-        raise fail(f"printed an invalid {tag!r} decision: {_describe(exc)}") from None
-
-
-def command_schema(
-    event: HookEvent[Any, Any], stream: Literal["stdin", "stdout"], protocol: str = "native"
-) -> dict[str, Any]:
-    """JSON Schema of what a hook command reads (``stdin``) or may print (``stdout``) at
-    ``event`` under ``protocol`` (``native`` or ``claude-code``).
-
-    Raises:
-        KeyError: Claude Code has no event for ``event``.
-    """
-    if protocol == "native":
-        return stdin_schema(event) if stream == "stdin" else stdout_schema(event)
-    if claude_name(event) is None:
-        raise KeyError(f"Claude Code has no hook event for {event.name}")
-    return claude_stdin_schema(event) if stream == "stdin" else claude_output_schema()
+        raise fail(f"printed an invalid {tag!r} decision: {describe_validation(exc)}") from None
