@@ -9,13 +9,17 @@ on_error = "deny"                    # abort (default) | deny (pre_tool_call onl
 mode = "per-call"                    # per-call (default) | persistent
 protocol = "native"                  # native (default) | claude-code
 matcher = "read_file|list_files"     # tool events: regex the whole tool name must match
-cwd = "."                            # relative to the declaring file's folder; must exist
+cwd = "."                            # default: the declaring file's folder; relative to it
 env = { POLICY_LEVEL = "strict" }    # set for the command
 inherit_env = ["PATH", "HOME"]       # true | false | names; default: all but credentials
 ```
 
 Every table is validated in full (types are strict: ``timeout = "5"`` is an error, unknown
-keys are errors). The policy loader (``_policy``) reads the file once and reports a bad table
+keys are errors). One rule for folders: the command runs in ``cwd``, which is relative to the
+folder of the file that declares it and defaults to that folder, so ``["python3",
+"policy.py"]`` finds the ``policy.py`` beside the file wherever ``pod`` is started. The folder
+must exist, and a program given by a relative path (``./check.sh``) must exist in it, when the
+file is loaded. The policy loader (``_policy``) reads the file once and reports a bad table
 as ``FILE, line N: [[hook]] K: PROBLEM``; no hook from that file is returned.
 """
 
@@ -84,8 +88,8 @@ def build_command_hook(
 
     Args:
         table: the table's keys and values (as ``tomllib`` gives them).
-        base_dir: what a relative ``cwd`` is relative to (the declaring file's folder;
-            default: the current folder).
+        base_dir: the declaring file's folder: the default ``cwd``, and what a relative
+            ``cwd`` is relative to (default: the current folder).
 
     Raises:
         TableProblem: the table is invalid; names the first field at fault.
@@ -109,15 +113,21 @@ def build_command_hook(
             f"on_error = 'deny' is only meaningful for pre_tool_call, not {event.name}",
             "on_error",
         )
-    cwd: str | None = None
-    if parsed.cwd is not None:
-        cwd = os.fspath(Path(base_dir if base_dir is not None else ".") / parsed.cwd)
-        if not os.path.isdir(cwd):
-            raise TableProblem(
-                f"cwd {parsed.cwd!r} is not a folder (looked for {cwd}; a relative cwd is "
-                "relative to the folder of the file that declares the hook)",
-                "cwd",
-            )
+    base = Path(base_dir if base_dir is not None else ".")
+    cwd = os.fspath(base / parsed.cwd) if parsed.cwd is not None else os.fspath(base)
+    if not os.path.isdir(cwd):
+        raise TableProblem(
+            f"cwd {parsed.cwd!r} is not a folder (looked for {cwd}; a relative cwd is "
+            "relative to the folder of the file that declares the hook)",
+            "cwd",
+        )
+    program = parsed.command[0]
+    if "/" in program and not os.path.isfile(os.path.join(cwd, program)):
+        raise TableProblem(
+            f"the program {program!r} does not exist (looked for "
+            f"{os.path.join(cwd, program)}; a relative program path is relative to the cwd)",
+            "command",
+        )
     try:
         hook = CommandHook(
             event,

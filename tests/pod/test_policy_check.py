@@ -4,6 +4,7 @@ the line and the fix; an empty rule set must say its default; ``pod rules check`
 from __future__ import annotations
 
 import json
+import sys
 import textwrap
 from pathlib import Path
 from typing import ClassVar
@@ -11,7 +12,15 @@ from typing import ClassVar
 import pytest
 
 from llm_worker import ScriptedClient, tool
-from pod import PermissionHook, PermissionRule, PermissionRulesError, Pod, PodUsageError
+from pod import (
+    PermissionHook,
+    PermissionRule,
+    PermissionRulesError,
+    Pod,
+    PodUsageError,
+    Skip,
+    ToolCallSummary,
+)
 from pod._cli import main
 from pod._policy import load_policy, parse_policy
 
@@ -268,3 +277,39 @@ def test_rules_check_refuses_a_rule_for_a_missing_tool_unless_tools_bring_it(
         '    """Run."""\n    return command\n'
     )
     assert main(["rules", "check", str(path), f"--tools={tools}:shell"]) == 0
+
+
+async def test_a_hook_runs_in_its_files_folder_wherever_pod_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "policies"
+    folder.mkdir()
+    (folder / "deny.py").write_text(
+        'import json, os\nprint(json.dumps({"decision": "skip", "reason": os.getcwd()}))\n'
+    )
+    path = write(
+        folder,
+        f'default = "allow"\n[[hook]]\nevent = "pre_tool_call"\n'
+        f'command = [{json.dumps(sys.executable)}, "deny.py"]\n',
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    [configured] = load_policy(path).hooks
+    call = ToolCallSummary(call_id="c", tool_name="shell", arguments="{}", turn=0)
+    assert await configured.hook(call) == Skip(reason=str(folder))
+
+
+def test_a_relative_program_that_is_not_there_refuses_to_load(tmp_path: Path) -> None:
+    path = write(
+        tmp_path, 'default = "allow"\n[[hook]]\nevent = "abort"\ncommand = ["./notify.sh"]\n'
+    )
+    with pytest.raises(
+        PermissionRulesError,
+        match=rf"^{path}, line 4: \[\[hook\]\] 1: the program '\./notify\.sh' does not exist "
+        rf"\(looked for {tmp_path}/\./notify\.sh; a relative program path is relative to the "
+        r"cwd\)$",
+    ):
+        load_policy(path)
+    (tmp_path / "notify.sh").write_text("#!/bin/sh\n")
+    assert len(load_policy(path).hooks) == 1
