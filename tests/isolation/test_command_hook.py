@@ -409,3 +409,10 @@ async def test_the_command_environment_leaves_credentials_out_unless_asked(
     decision = await CommandHook(events.PRE_TOOL_CALL, argv, **options)(CALL)
     assert isinstance(decision, Skip)
     assert json.loads(decision.reason) == expected
+
+
+def test_a_cwd_that_is_not_a_folder_is_refused_when_the_hook_is_made(tmp_path: Path) -> None:
+    with pytest.raises(
+        PodUsageError, match=r"^the cwd '.*/gone' of a CommandHook is not a folder$"
+    ):
+        CommandHook(events.PRE_TOOL_CALL, ["true"], cwd=tmp_path / "gone")
