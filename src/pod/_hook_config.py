@@ -106,7 +106,7 @@ def build_command_hook(
         raise TableProblem.from_validation(exc, _HookTable.model_fields) from None
     try:
         event = events.by_name(parsed.event)
-    except KeyError as exc:
+    except (KeyError, PodUsageError) as exc:  # an unknown name (KeyError's text is its arg)
         raise TableProblem(str(exc.args[0]), "event") from None
     if parsed.on_error == "deny" and event is not events.PRE_TOOL_CALL:
         raise TableProblem(

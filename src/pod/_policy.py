@@ -105,7 +105,8 @@ def parse_policy(
     workspace: str | os.PathLike[str] = ".",
 ) -> PolicyFile:
     """Check a policy given as text (see :func:`load_policy`); ``source`` names it in errors
-    and ``base_dir`` is what relative ``cwd`` values are relative to.
+    and ``base_dir`` stands for its folder (the default ``cwd`` of its hooks, and what a
+    relative ``cwd`` is relative to).
 
     Raises:
         PermissionRulesError: the text is not TOML, a table is malformed, or it has no rules
