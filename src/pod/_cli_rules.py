@@ -20,6 +20,7 @@ from llm_worker import Tool, UsageError
 
 from . import events
 from ._claude_code import claude_name, claude_output_schema, claude_stdin_schema
+from ._claude_code_settings import load_claude_settings
 
 # The same --tools loader as pod run, so both accept and refuse the same specs.
 from ._cli_run import _load_tools, _LoadError  # pyright: ignore[reportPrivateUsage]
@@ -58,7 +59,14 @@ def add_rules_parser(
             "--tools). Exit 0 if sound, 2 with the file, line and fix if not."
         ),
     )
-    check.add_argument("file", type=Path, help="the policy file")
+    check.add_argument("file", type=Path, nargs="?", help="the policy file")
+    check.add_argument(
+        "--claude-settings",
+        type=Path,
+        action="append",
+        default=[],
+        help="also check a Claude Code settings file's hooks section (repeatable)",
+    )
     check.add_argument(
         "--tools", action="append", default=[], help="more tools as module:attr or file.py:attr"
     )
@@ -70,31 +78,43 @@ def add_rules_parser(
 
 def rules_command(args: argparse.Namespace, console: Console, errors: Console) -> int:
     """Carry out ``pod rules check``; return the exit code."""
+    if args.file is None and not args.claude_settings:
+        errors.print("[bold red]error:[/] give a policy FILE, --claude-settings PATH, or both")
+        return EXIT_USAGE
     try:
-        policy = load_policy(args.file, workspace=args.workdir)
         tools: list[Tool] = [*workspace_tools(args.workdir), *_load_tools(args.tools)]
-        permissions = policy.permissions_or_refuse()
-        permissions.check_tools(tools)
+        policy = load_policy(args.file, workspace=args.workdir) if args.file else None
+        permissions = policy.permissions_or_refuse() if policy else None
+        if permissions is not None:
+            permissions.check_tools(tools)
+        hooks = [*(policy.hooks if policy else ())]
+        for settings in args.claude_settings:
+            hooks += load_claude_settings(settings, project_dir=args.workdir)
     except (PodUsageError, UsageError, _LoadError, OSError) as exc:
         if args.json:
             console.print_json(json.dumps({"ok": False, "error": str(exc)}))
         errors.print(f"[bold red]error:[/] {escape(str(exc))}")
         return EXIT_USAGE
     names = sorted(tool.name for tool in tools)
+    rules = len(permissions.rules) if permissions else 0
+    default = permissions.default if permissions else None
+    checked = ", ".join(str(path) for path in [args.file, *args.claude_settings] if path)
     if args.json:
         summary = {
             "ok": True,
-            "file": str(args.file),
-            "rules": len(permissions.rules),
-            "default": permissions.default,
-            "hooks": [configured.source for configured in policy.hooks],
+            "file": str(args.file) if args.file else None,
+            "claude_settings": [str(path) for path in args.claude_settings],
+            "rules": rules,
+            "default": default,
+            "hooks": [configured.source for configured in hooks],
             "tools": names,
         }
         console.print_json(json.dumps(summary))
     else:
+        policy_part = f"{rules} rules (default {default}), " if permissions else ""
         console.print(
-            f"{args.file}: ok: {len(permissions.rules)} rules (default {permissions.default}), "
-            f"{len(policy.hooks)} command hooks; checked against tools {', '.join(names)}",
+            f"{checked}: ok: {policy_part}{len(hooks)} command hooks; "
+            f"checked against tools {', '.join(names)}",
             markup=False,
             highlight=False,
         )

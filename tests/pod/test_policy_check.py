@@ -253,6 +253,7 @@ def test_rules_check_accepts_a_sound_file(
     assert json.loads(capsys.readouterr().out) == {
         "ok": True,
         "file": str(path),
+        "claude_settings": [],
         "rules": 1,
         "default": "deny",
         "hooks": [],
@@ -317,3 +318,22 @@ def test_a_relative_program_that_is_not_there_refuses_to_load(tmp_path: Path) ->
         load_policy(path)
     (tmp_path / "notify.sh").write_text("#!/bin/sh\n")
     assert len(load_policy(path).hooks) == 1
+
+
+def test_rules_check_validates_a_claude_code_settings_file_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = tmp_path / "settings.json"
+    hook = {"type": "command", "command": "true"}
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [hook]}]}}))
+    assert main(["rules", "check", f"--claude-settings={settings}"]) == 0
+    assert " ".join(capsys.readouterr().out.split()) == (
+        f"{settings}: ok: 1 command hooks; checked against tools list_files, read_file"
+    )
+    settings.write_text(json.dumps({"hooks": {"SessionStart": []}}))
+    assert main(["rules", "check", f"--claude-settings={settings}"]) == 2
+    assert "this runtime has no SessionStart event" in capsys.readouterr().err
+    assert main(["rules", "check"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "error: give a policy FILE, --claude-settings PATH, or both"
+    )
