@@ -55,6 +55,7 @@ from ._results import Yielded as Yielded
 from ._run_state import WorkerStatus as WorkerStatus
 from ._snapshot import SNAPSHOT_VERSION as SNAPSHOT_VERSION
 from ._snapshot import WorkerSnapshot as WorkerSnapshot
+from ._snapshot import check_known_version as check_known_version
 from ._snapshot import check_snapshot_header as check_snapshot_header
 from ._snapshot import parse_snapshot_json as parse_snapshot_json
 from ._summaries import PREVIEW_BYTES as PREVIEW_BYTES
@@ -67,6 +68,7 @@ from ._summaries import TurnEndInfo as TurnEndInfo
 from ._text import utf8_len as utf8_len
 from ._text import utf8_prefix as utf8_prefix
 from ._tools import FunctionTool as FunctionTool
+from ._tools import PrivilegedTool as PrivilegedTool
 from ._tools import Tool as Tool
 from ._tools import ToolArgumentsError as ToolArgumentsError
 from ._tools import ToolDefinition as ToolDefinition
@@ -90,6 +92,7 @@ __all__ = [
     "Continue",
     "Finished",
     "FunctionTool",
+    "PrivilegedTool",
     "HookFailedError",
     "HookPoint",
     "HookPort",
@@ -143,6 +146,7 @@ __all__ = [
     "WorkerSnapshot",
     "WorkerStateError",
     "WorkerStatus",
+    "check_known_version",
     "check_snapshot_header",
     "parse_snapshot_json",
     "Yielded",

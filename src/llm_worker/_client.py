@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Literal, Protocol, TypeAlias, final
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, Field, JsonValue
 
 from ._errors import LlmClientError
 from ._items import Item, Message, Reasoning, ToolCall
@@ -39,10 +39,9 @@ StopReason: TypeAlias = Literal["end_turn", "tool_calls", "max_tokens", "refusal
 
 
 @final
-class Usage(BaseModel):
+class Usage(BaseModel, frozen=True, extra="forbid"):
     """Token counts a provider reported for one request."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     input_tokens: int
     output_tokens: int
 
@@ -62,10 +61,9 @@ class LlmRequest(Privileged):
 
 
 @final
-class LlmResponse(BaseModel):
+class LlmResponse(BaseModel, frozen=True, extra="forbid"):
     """One assistant reply: its items in order, usage and stop reason."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     items: tuple[Annotated[Message | Reasoning | ToolCall, Field(discriminator="kind")], ...]
     usage: Usage | None = None
     stop_reason: StopReason = "end_turn"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Annotated, Final, Literal, TypeAlias, final
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, Field, TypeAdapter
 
 from ._privilege import Privileged
 
@@ -31,24 +31,20 @@ __all__ = [
 Role: TypeAlias = Literal["system", "user", "assistant"]
 """Who wrote a message."""
 
-_ITEM_CONFIG: Final = ConfigDict(frozen=True, extra="forbid")
-
 
 @final
-class Message(Privileged, BaseModel):
+class Message(Privileged, BaseModel, frozen=True, extra="forbid"):
     """A text message from the system, the user or the assistant."""
 
-    model_config = _ITEM_CONFIG
     kind: Literal["message"] = "message"
     role: Role
     text: str
 
 
 @final
-class ToolCall(Privileged, BaseModel):
+class ToolCall(Privileged, BaseModel, frozen=True, extra="forbid"):
     """A request from the model to run one tool."""
 
-    model_config = _ITEM_CONFIG
     kind: Literal["tool_call"] = "tool_call"
     call_id: str
     """Provider-assigned id pairing this call with its result."""
@@ -59,10 +55,9 @@ class ToolCall(Privileged, BaseModel):
 
 
 @final
-class ToolResult(Privileged, BaseModel):
+class ToolResult(Privileged, BaseModel, frozen=True, extra="forbid"):
     """The outcome of one tool call: the tool's output or an error the model should see."""
 
-    model_config = _ITEM_CONFIG
     kind: Literal["tool_result"] = "tool_result"
     call_id: str
     name: str
@@ -71,19 +66,17 @@ class ToolResult(Privileged, BaseModel):
 
 
 @final
-class Reasoning(Privileged, BaseModel):
+class Reasoning(Privileged, BaseModel, frozen=True, extra="forbid"):
     """Model reasoning kept in the history (providers that expose it)."""
 
-    model_config = _ITEM_CONFIG
     kind: Literal["reasoning"] = "reasoning"
     text: str
 
 
 @final
-class Summary(Privileged, BaseModel):
+class Summary(Privileged, BaseModel, frozen=True, extra="forbid"):
     """What compaction leaves in place of older items."""
 
-    model_config = _ITEM_CONFIG
     kind: Literal["summary"] = "summary"
     text: str
     replaced_items: int = 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal, TypeAlias, final
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 __all__ = [
     "Aborted",
@@ -24,31 +24,27 @@ __all__ = [
 PausePoint: TypeAlias = Literal["pre_llm_request", "pre_tool_call", "post_tool_call", "turn_end"]
 """The decision point at which a run paused."""
 
-_RESULT_CONFIG = ConfigDict(frozen=True, extra="forbid")
-
 
 @final
-class PendingCall(BaseModel):
+class PendingCall(BaseModel, frozen=True, extra="forbid"):
     """A tool call still waiting for a decision when the run paused."""
 
-    model_config = _RESULT_CONFIG
     call_id: str
     tool_name: str
     arguments: str
 
 
 @final
-class Finished(BaseModel):
+class Finished(BaseModel, frozen=True, extra="forbid"):
     """The model answered without asking for tools, and the turn ended."""
 
-    model_config = _RESULT_CONFIG
     kind: Literal["finished"] = "finished"
     text: str
     turn: int
 
 
 @final
-class Paused(BaseModel):
+class Paused(BaseModel, frozen=True, extra="forbid"):
     """A hook or interceptor paused the run; ``Worker.resume`` continues it.
 
     ``pending_calls`` are the tool calls not decided yet (at ``pre_tool_call``, the first is
@@ -56,7 +52,6 @@ class Paused(BaseModel):
     hooks' place for it, so a hook that always pauses cannot pause forever.
     """
 
-    model_config = _RESULT_CONFIG
     kind: Literal["paused"] = "paused"
     point: PausePoint
     reason: str
@@ -65,10 +60,9 @@ class Paused(BaseModel):
 
 
 @final
-class Aborted(BaseModel):
+class Aborted(BaseModel, frozen=True, extra="forbid"):
     """The run was aborted; open tool calls were closed with synthetic results."""
 
-    model_config = _RESULT_CONFIG
     kind: Literal["aborted"] = "aborted"
     reason: str
     turn: int
@@ -79,20 +73,18 @@ class Aborted(BaseModel):
 
 
 @final
-class LimitReached(BaseModel):
+class LimitReached(BaseModel, frozen=True, extra="forbid"):
     """The turn used its allowance of model requests."""
 
-    model_config = _RESULT_CONFIG
     kind: Literal["limit_reached"] = "limit_reached"
     limit: int
     turn: int
 
 
 @final
-class Yielded(BaseModel):
+class Yielded(BaseModel, frozen=True, extra="forbid"):
     """Internal: an interceptor yielded at ``pre_llm_request``; the owner acts, then resumes."""
 
-    model_config = _RESULT_CONFIG
     kind: Literal["yielded"] = "yielded"
     reason: str
     turn: int

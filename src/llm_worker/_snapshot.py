@@ -8,10 +8,10 @@ another format version.
 
 from __future__ import annotations
 
-from typing import Final, Literal, cast, final
+from typing import Final, Literal, Self, cast, final
 
 import pydantic_core
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ValidationError, model_validator
 
 from ._errors import SnapshotError
 from ._items import Item, ToolCall
@@ -21,6 +21,7 @@ __all__ = [
     "SNAPSHOT_FORMAT",
     "SNAPSHOT_VERSION",
     "WorkerSnapshot",
+    "check_known_version",
     "check_snapshot_header",
     "parse_snapshot_json",
 ]
@@ -31,14 +32,26 @@ SNAPSHOT_VERSION: Final = 1
 
 
 @final
-class WorkerSnapshot(BaseModel):
+class WorkerSnapshot(BaseModel, frozen=True, extra="forbid"):
     """The history and run state of a Worker that is not running."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     format: Literal["llm-pod/worker-snapshot"] = SNAPSHOT_FORMAT
     version: int = SNAPSHOT_VERSION
     history: list[Item]
     state: RunState
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_version(cls, data: object) -> object:
+        # In the model, so every way of loading (``model_validate_json`` too) refuses another
+        # version. SnapshotError is not a ValueError: pydantic lets it through unwrapped.
+        check_known_version(data, kind="snapshot", version=SNAPSHOT_VERSION)
+        return data
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        self.check()
+        return self
 
     def to_json(self) -> str:
         """Serialise to JSON text."""
@@ -64,11 +77,9 @@ class WorkerSnapshot(BaseModel):
             document, kind="snapshot", format=SNAPSHOT_FORMAT, version=SNAPSHOT_VERSION
         )
         try:
-            snapshot = cls.model_validate(fields)
+            return cls.model_validate(fields)
         except ValidationError as exc:
             raise SnapshotError(f"corrupt snapshot: {exc}") from exc
-        snapshot.check()
-        return snapshot
 
     def check(self) -> None:
         """Check that the run state agrees with the history.
@@ -122,9 +133,25 @@ def check_snapshot_header(
     fields = cast(dict[str, object], document)  # JSON object keys are strings
     if fields.get("format") != format:
         raise SnapshotError(f"not a {kind}: expected format {format!r}")
-    if fields.get("version") != version:
-        raise SnapshotError(
-            f"{kind} version {fields.get('version')!r} is not supported by this llm-pod "
-            f"(it reads version {version}); resume it with the version that wrote it"
-        )
+    if "version" not in fields:
+        raise SnapshotError(f"not a {kind}: no version")
+    check_known_version(fields, kind=kind, version=version)
     return fields
+
+
+def check_known_version(data: object, *, kind: str, version: int) -> None:
+    """Refuse a mapping whose ``version`` is given and is not ``version``.
+
+    A missing version means the current one (a snapshot being built in memory).
+
+    Raises:
+        SnapshotError: another version.
+    """
+    if isinstance(data, dict):
+        found = cast(dict[str, object], data).get("version", version)
+        # ``type(...) is int``: ``True == 1`` and ``1.0 == 1`` would pass an equality test.
+        if type(found) is not int or found != version:
+            raise SnapshotError(
+                f"{kind} version {found!r} is not supported by this llm-pod "
+                f"(it reads version {version}); resume it with the version that wrote it"
+            )

@@ -9,10 +9,11 @@ history. Building one costs O(1) in history length: counters are kept as the run
 
 from __future__ import annotations
 
-import json
-from typing import Final, cast, final
+from typing import Final, final
 
 from pydantic import BaseModel, JsonValue
+
+from ._arguments import parse_arguments
 
 __all__ = [
     "PREVIEW_BYTES",
@@ -67,16 +68,14 @@ class ToolCallSummary(BaseModel, frozen=True, extra="forbid", use_attribute_docs
     """0-based index of the current turn."""
 
     def parsed_arguments(self) -> dict[str, JsonValue] | None:
-        """Return a fresh parse of the arguments, or ``None`` if they are not a JSON object.
+        """Return a fresh parse of the arguments, or ``None`` if they are refused.
 
-        The result is the hook's own copy: changing it changes nothing in the run.
+        Refused: not a JSON object, longer than ``MAX_ARGUMENTS_CHARS`` (1 Mi characters),
+        or nested more than 200 levels below the object. Never raises, whatever the model
+        wrote. The tool is given the same parse (blank text is ``{}``), and a refused call
+        never runs. The result is the hook's own copy: changing it changes nothing in the run.
         """
-        try:
-            value: object = json.loads(self.arguments)
-        except ValueError:
-            return None
-        # JSON object keys are always strings, values always JSON.
-        return cast(dict[str, JsonValue], value) if isinstance(value, dict) else None
+        return parse_arguments(self.arguments)
 
     def argument(self, name: str) -> JsonValue:
         """Return one argument by name (a fresh copy), or ``None`` if it is absent."""

@@ -21,7 +21,14 @@ from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError, create_m
 from ._errors import LlmWorkerError, ToolDefinitionError
 from ._privilege import Privileged
 
-__all__ = ["FunctionTool", "Tool", "ToolArgumentsError", "ToolDefinition", "tool"]
+__all__ = [
+    "FunctionTool",
+    "PrivilegedTool",
+    "Tool",
+    "ToolArgumentsError",
+    "ToolDefinition",
+    "tool",
+]
 
 
 class ToolArgumentsError(LlmWorkerError):
@@ -46,10 +53,42 @@ class Tool(Protocol):
 
 
 @final
-class ToolDefinition(BaseModel):
+class PrivilegedTool(Privileged):
+    """A tool as the engine hands it out (``Worker.tools``, interceptor infos): marked privileged.
+
+    ``Tool`` is a Protocol, so the object a user passed may carry no marker; every tool the
+    engine gives back is this wrapper instead, which ``pod_mypy`` keeps out of hook code.
+    """
+
+    __slots__ = ("_call", "description", "name", "parameters")
+    name: str
+    description: str
+    parameters: Mapping[str, JsonValue]
+    """JSON schema of the arguments object."""
+
+    def __init__(self, tool: Tool) -> None:
+        self.name = tool.name
+        self.description = tool.description
+        self.parameters = tool.parameters
+        self._call = tool.call
+
+    async def call(self, arguments: dict[str, JsonValue]) -> str:
+        """Run the tool (see :meth:`Tool.call`)."""
+        return await self._call(arguments)
+
+    @classmethod
+    def of(cls, tool: Tool) -> PrivilegedTool:
+        """Return ``tool`` itself if it is one already, else a wrapper of it."""
+        return tool if isinstance(tool, PrivilegedTool) else cls(tool)
+
+    def __repr__(self) -> str:
+        return f"<PrivilegedTool {self.name}>"
+
+
+@final
+class ToolDefinition(BaseModel, frozen=True, extra="forbid"):
     """What the model is told about a tool: name, description, JSON schema."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     name: str
     description: str
     parameters: dict[str, JsonValue]

@@ -20,13 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, NamedTuple, final
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 from ._decisions import Abort, Continue, Pause, Skip
 from ._history import History
 from ._items import Item, Message, ToolCall, ToolResult
 from ._privilege import Privileged
-from ._tools import Tool
+from ._tools import PrivilegedTool
 
 __all__ = [
     "CONTINUE",
@@ -48,14 +48,13 @@ CONTINUE: Final = Continue()
 
 
 @final
-class Yield(BaseModel):
+class Yield(BaseModel, frozen=True, extra="forbid"):
     """Interceptor-only action at ``pre_llm_request``: hand control to the Worker's owner.
 
     The Worker returns ``Yielded(reason)``; its owner (the Pod) does the work (e.g.
     compaction) and resumes, and the interceptors run again for that request.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     reason: str
 
 
@@ -90,7 +89,7 @@ class ToolCallInfo(Privileged):
 
     call: ToolCall
     meta: ToolMeta
-    tool: Tool | None
+    tool: PrivilegedTool | None
 
 
 @final
@@ -101,7 +100,7 @@ class ToolResultInfo(Privileged):
     call: ToolCall
     result: ToolResult
     meta: ToolMeta
-    tool: Tool | None
+    tool: PrivilegedTool | None
 
 
 class Interceptor(Privileged):

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, final
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from . import events
 from ._command_hook import DEFAULT_TIMEOUT, CommandHook, CommandMode, CommandOptionError
@@ -49,10 +49,9 @@ __all__ = [
 
 
 @final
-class _HookTable(BaseModel):
+class _HookTable(BaseModel, frozen=True, extra="forbid", strict=True):
     """One ``[[hook]]`` table, as written."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
     event: str
     command: list[str] = Field(min_length=1)
     timeout: float = Field(default=DEFAULT_TIMEOUT, gt=0, allow_inf_nan=False)

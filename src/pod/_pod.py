@@ -30,6 +30,7 @@ from llm_worker import (
     LlmClient,
     Paused,
     Privileged,
+    SnapshotError,
     Tool,
     Usage,
     Worker,
@@ -219,6 +220,7 @@ class Pod(Privileged):
             raise WorkerStateError("cannot snapshot a running Pod")
         return PodSnapshot(
             worker=self._worker.snapshot(),
+            tool_names=tuple(sorted(self._worker.tools)),
             pending_notifications=self._notifications.peek_all(),
             summary_usage=tuple(self._summary_usage),
         )
@@ -226,12 +228,28 @@ class Pod(Privileged):
     def restore(self, snapshot: PodSnapshot) -> None:
         """Take over a saved run in this fresh Pod (built with the same configuration).
 
+        Args:
+            snapshot: a :class:`PodSnapshot`; for text, ``PodSnapshot.from_json(text)``.
+
         Raises:
-            PodUsageError: this Pod has already run, holds history or pending notifications.
-            SnapshotError: the snapshot is inconsistent (nothing is changed).
+            PodUsageError: ``snapshot`` is not a ``PodSnapshot``, or this Pod has already
+                run, holds history or pending notifications.
+            SnapshotError: the snapshot is inconsistent, or was taken with other tools
+                (nothing is changed).
         """
+        if not isinstance(snapshot, PodSnapshot):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise PodUsageError(
+                f"restore takes a PodSnapshot, not {type(snapshot).__name__}; "
+                "load saved text with PodSnapshot.from_json(text)"
+            )
         if self._busy or self._worker.turn != -1 or self._worker.history or self._notifications:
             raise PodUsageError("restore a snapshot into a fresh Pod that has not run yet")
+        tool_names = tuple(sorted(self._worker.tools))
+        if snapshot.tool_names != tool_names:
+            raise SnapshotError(
+                f"the snapshot was taken with tools {_names(snapshot.tool_names)}; "
+                f"this Pod has {_names(tool_names)}: build it with the same tools"
+            )
         self._worker.restore(snapshot.worker)
         for text in snapshot.pending_notifications:
             self._notifications.push(text)
@@ -280,6 +298,10 @@ class Pod(Privileged):
             self._compaction.skip_next_request()
         elif outcome.summary.usage is not None:
             self._summary_usage.append(outcome.summary.usage)
+
+
+def _names(names: tuple[str, ...]) -> str:
+    return "[" + ", ".join(names) + "]" if names else "no tools"
 
 
 def _policy_registry(permissions: PermissionHook | None) -> FrozenHookRegistry:

@@ -11,6 +11,10 @@ Rules:
   logged at warning level, the next hook is asked).
 - Hooks receive read-only summaries and return decisions: nothing here gives them the run's
   context, and the registry holds none.
+- Each hook's Input is its own: whatever a hook does to it, no other hook, the trace or the
+  engine sees it. What comes back is only what the event allows: a decision of exactly a
+  legal class with plain ``str`` fields (the engine acts on a validated copy of it); what a
+  sync hook returns is never awaited. The frozen registry is tuples all the way down.
 """
 
 from __future__ import annotations
@@ -18,12 +22,23 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from dataclasses import dataclass
-from types import MappingProxyType
-from typing import Any, Literal, Protocol, TypeAlias, TypeVar, cast, final, overload
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from types import CoroutineType
+from typing import (
+    Any,
+    Final,
+    Literal,
+    NamedTuple,
+    Protocol,
+    TypeAlias,
+    TypeVar,
+    cast,
+    final,
+    overload,
+)
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
+from typing_extensions import override
 
 from llm_worker import (
     AbortInfo,
@@ -43,8 +58,10 @@ from llm_worker import (
 )
 
 from . import events
+from ._command_hook import CommandHook
 from ._errors import PodUsageError, RegistryFrozenError, UnknownEventError
 from ._hook_base import declared_event
+from ._permissions import PermissionHook
 from .events import HookEvent
 
 __all__ = ["FailurePolicy", "FrozenHookRegistry", "HookFn", "HookRegistry"]
@@ -73,15 +90,28 @@ class _Decorator(Protocol[InputT, DecisionT]):
     def __call__(self, hook: Callable[[InputT], DecisionT], /) -> Callable[[InputT], DecisionT]: ...
 
 
-@final
-@dataclass(frozen=True, slots=True)
-class _Registration:
-    event: HookEvent[Any, Any]
+class _Registration(NamedTuple):
+    """One registered hook. A tuple: its items are not attributes, so nothing rebinds them."""
+
+    event_name: str
     fn: Callable[[Any], Any]
     name: str
     is_async: bool
+    reads_only: bool
+    """One of our own hooks that only reads its Input: it is given the original, no copy."""
     on_error: FailurePolicy
     timeout: float | None
+
+
+class _EventHooks(NamedTuple):
+    """An event's hooks and rules, copied out of the catalogue when the registry is frozen."""
+
+    name: str
+    legal: tuple[type[BaseModel], ...]
+    """Exact decision types the event allows (empty: observe only)."""
+    neutral: object
+    """What the event resolves to when every hook continues."""
+    hooks: tuple[_Registration, ...]
 
 
 def _hook_name(fn: Callable[..., object]) -> str:
@@ -90,9 +120,80 @@ def _hook_name(fn: Callable[..., object]) -> str:
     return f"{module}.{qualname}"
 
 
+def _reads_only(fn: object) -> bool:
+    # ``is``, not ``in``: ``in`` falls back to ``==``, which a metaclass may answer ``True``.
+    return any(type(fn) is trusted for trusted in _READS_ONLY)
+
+
 def _is_async(fn: Callable[..., object]) -> bool:
     return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
         getattr(fn, "__call__", None)  # noqa: B004  # a callable object's async __call__
+    )
+
+
+def _own_copy(info: InputT) -> InputT:
+    """A fresh, equal Input for one hook (``info`` is never handed out before this).
+
+    A copy rather than one shared object because no Python object of a class we define can
+    be shared safely: ``__class__`` assignment, ``object.__setattr__`` on ``__dict__`` and
+    pydantic's ``validate_assignment`` all rewrite one in place (bench: about a microsecond
+    per hook, ``docs/security.md``).
+    """
+    copy: InputT = type(info).__pydantic_validator__.validate_python(vars(info))
+    return copy
+
+
+async def _awaited_coroutine(result: object) -> object:
+    """Await what an async hook returned, if it is a real coroutine (its own code).
+
+    Any other awaitable is refused unawaited: its ``__await__`` would be user code the
+    hook did not declare, run inside the engine's dispatch.
+    """
+    if type(result) is not CoroutineType:
+        raise TypeError(f"an async hook must return a coroutine, not {type(result).__name__}")
+    return await cast("Coroutine[Any, Any, object]", result)
+
+
+def _legal_copy(decision: object, legal: tuple[type[BaseModel], ...]) -> BaseModel | None:
+    """Return a fresh, validated copy of ``decision`` if it is one the event allows.
+
+    The type must be exactly a legal decision class, and every field a plain ``str`` (all
+    decision fields are): a decision made with ``model_construct`` or rewritten in place
+    could hold anything, e.g. an object whose ``__str__`` would run when the engine reads
+    the reason. The copy means the hook keeps no handle on what the engine acts on.
+    """
+    decision_type = next((t for t in legal if type(decision) is t), None)
+    if decision_type is None:
+        return None
+    values: object = object.__getattribute__(decision, "__dict__")
+    if not isinstance(values, dict):
+        return None
+    # ``dict.get``, not ``values.get``: ``__dict__`` may have been swapped for a subclass.
+    known = cast("dict[str, object]", values)
+    get = dict[str, object].get
+    fields = {name: get(known, name) for name in decision_type.model_fields}
+    if not all(type(value) is str for value in fields.values()):
+        return None
+    try:
+        return decision_type.model_validate(fields)
+    except ValidationError:
+        return None
+
+
+def _illegal(decision: object, entry: _EventHooks) -> str:
+    """Say why ``decision`` is not an answer the event of ``entry`` allows."""
+    if type(decision) is CoroutineType:
+        coroutine = cast("Coroutine[Any, Any, object]", decision)
+        if inspect.getcoroutinestate(coroutine) == inspect.CORO_CREATED:
+            coroutine.close()  # never started: closing runs none of its code
+        return "returned a coroutine from a sync hook (declare it `async def`)"
+    if not entry.legal:
+        return f"returned {type(decision).__name__}; it observes only"
+    if type(decision) in entry.legal:
+        return f"returned a malformed {type(decision).__name__} (a field is not a plain str)"
+    return (
+        f"returned {type(decision).__name__}, which {entry.name.upper()} does not allow "
+        f"(allowed: {' | '.join(t.__name__ for t in entry.legal)})"
     )
 
 
@@ -112,8 +213,11 @@ class HookRegistry:
         ```
     """
 
+    __slots__ = ("_frozen", "_registrations")  # no ``__dict__`` to reach
+
     def __init__(self) -> None:
-        self._registrations: list[_Registration] = []
+        # A tuple, rebuilt on each registration: no list of hooks is ever reachable.
+        self._registrations: tuple[_Registration, ...] = ()
         self._frozen: FrozenHookRegistry | None = None
 
     @overload
@@ -193,9 +297,10 @@ class HookRegistry:
                     f"{name} is declared with @hook({declared.name.upper()}); "
                     f"it cannot be registered on {event.name.upper()}"
                 )
-            self._registrations.append(
-                _Registration(event, fn, name, _is_async(fn), on_error, timeout)
+            registration = _Registration(
+                event.name, fn, name, _is_async(fn), _reads_only(fn), on_error, timeout
             )
+            self._registrations = (*self._registrations, registration)
             return fn
 
         return register if hook is None else register(hook)
@@ -208,37 +313,76 @@ class HookRegistry:
     def freeze(self) -> FrozenHookRegistry:
         """Fix the hooks and return the immutable registry (the same one on every call)."""
         if self._frozen is None:
-            self._frozen = _freeze(tuple(self._registrations))
+            self._frozen = _freeze(self._registrations)
         return self._frozen
+
+
+_READS_ONLY: Final = (PermissionHook, CommandHook)
+"""Hook classes of ours that never write to their Input, matched by exact type (a subclass
+may override ``__call__``): sharing the original with them saves a copy per event, e.g. the
+policy hook ahead of a user hook on every tool call."""
+
+_POSITION: Final[Mapping[HookEvent[Any, Any], int]] = {
+    event: position for position, event in enumerate(events.CATALOGUE)
+}
+"""Where each event's entry is in a frozen registry (catalogue order). A module global, as
+patchable as the module's code: it holds positions, never hooks."""
 
 
 def _freeze(registrations: tuple[_Registration, ...]) -> FrozenHookRegistry:
     return _frozen_of(
-        {
-            event.name: tuple(r for r in registrations if r.event is event)
-            for event in events.CATALOGUE
-        }
+        _EventHooks(
+            event.name,
+            event.decision_types,
+            event.neutral,
+            tuple(r for r in registrations if r.event_name == event.name),
+        )
+        for event in events.CATALOGUE
     )
 
 
-def _frozen_of(by_event: dict[str, tuple[_Registration, ...]]) -> FrozenHookRegistry:
-    frozen = object.__new__(FrozenHookRegistry)
-    object.__setattr__(frozen, "_by_event", MappingProxyType(by_event))
-    return frozen
+def _frozen_of(entries: Iterable[_EventHooks]) -> FrozenHookRegistry:
+    return tuple[_EventHooks, ...].__new__(FrozenHookRegistry, entries)
 
 
 @final
-class FrozenHookRegistry:
-    """The immutable registry: dispatches each event to its hooks (the Worker's hook port)."""
+class FrozenHookRegistry(tuple[_EventHooks, ...]):
+    """The immutable registry: dispatches each event to its hooks (the Worker's hook port).
 
-    __slots__ = ("_by_event",)
-    _by_event: Mapping[str, tuple[_Registration, ...]]
+    It is a tuple (one entry per catalogue event, in catalogue order) of tuples: no dict,
+    list or rebindable attribute holds its hooks, so nothing reachable from it can add,
+    remove or reorder them. Each hook is given its own copy of the Input.
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ()
+
+    def __new__(cls) -> FrozenHookRegistry:
         raise TypeError("use HookRegistry().freeze()")
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("a frozen hook registry cannot change")
+
+    # Identity, as before it was a tuple: two registries are never "equal", and hashing one
+    # does not hash the hooks (a hook object need not be hashable).
+    @override
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    @override
+    def __ne__(self, other: object) -> bool:
+        return self is not other
+
+    @override
+    def __hash__(self) -> int:
+        return id(self)
+
+    @override
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{entry.name}={len(entry.hooks)}" for entry in self if entry.hooks)
+        return f"<FrozenHookRegistry {counts or 'no hooks'}>"
+
+    def _entry(self, event: HookEvent[Any, Any]) -> _EventHooks:
+        return self[_POSITION[event]]
 
     def then(self, other: FrozenHookRegistry) -> FrozenHookRegistry:
         """Return a registry that asks this registry's hooks first, then ``other``'s.
@@ -248,12 +392,15 @@ class FrozenHookRegistry:
         of user hooks: a policy ``Skip`` stops the chain before any user hook is asked.
         """
         return _frozen_of(
-            {name: hooks + other._by_event[name] for name, hooks in self._by_event.items()}
+            # ``_make`` gives ``other``'s registrations new identities, so a registry
+            # chained to itself still holds each registration object once (see dispatch).
+            mine._replace(hooks=mine.hooks + tuple(map(_Registration._make, theirs.hooks)))
+            for mine, theirs in zip(self, other, strict=True)
         )
 
     def hooks_for(self, event: HookEvent[Any, Any]) -> tuple[str, ...]:
         """Names of the hooks registered for ``event``, in the order they run."""
-        return tuple(r.name for r in self._by_event[event.name])
+        return tuple(r.name for r in self._entry(event).hooks)
 
     def listens_to(self, point: HookPoint) -> bool:
         """Whether any hook is registered for the event named ``point``.
@@ -261,7 +408,7 @@ class FrozenHookRegistry:
         The Worker asks once and builds no summary for an event without hooks: the answer
         cannot change, the registry being frozen.
         """
-        return bool(self._by_event[point])
+        return any(entry.hooks for entry in self if entry.name == point)
 
     async def dispatch(
         self,
@@ -279,22 +426,26 @@ class FrozenHookRegistry:
         Raises:
             HookFailedError: a hook failed under the ``abort`` policy.
         """
-        legal = event.decision_types
-        neutral = event.neutral
-        neutral_type = type(neutral)  # ``Continue`` (one value, so its type says it), or None
+        entry = self[_POSITION[event]]  # inlined ``_entry``: this is the hot path
+        legal = entry.legal
+        neutral_type = type(entry.neutral)  # ``Continue`` (one value, so its type says it), or None
         first_failure: HookFailedError | None = None
-        for registration in self._by_event[event.name]:
+        hooks = entry.hooks
+        last = hooks[-1] if hooks else None  # each registration is a distinct object
+        for registration in hooks:
             decision: object
             cause: Exception | None = None
             try:
+                # Each hook gets an Input of its own: whatever it does to it, no other hook,
+                # the trace or the engine sees it. The last hook gets the original, which
+                # nothing reads after it: one hook per event costs no copy at all.
+                own = info if registration is last or registration.reads_only else _own_copy(info)
                 if registration.timeout is None:
-                    decision = registration.fn(info)
+                    decision = registration.fn(own)
                     if registration.is_async:
-                        decision = await cast("Awaitable[object]", decision)
-                    elif type(decision) not in legal and inspect.isawaitable(decision):
-                        decision = await decision  # a sync callable that returned an awaitable
+                        decision = await _awaited_coroutine(decision)
                 else:
-                    decision = await self._call_with_timeout(registration, info)
+                    decision = await self._call_with_timeout(registration, own)
             except Exception as exc:
                 cause = exc
                 problem = (
@@ -306,16 +457,12 @@ class FrozenHookRegistry:
                 decision_type = type(decision)
                 if decision_type is neutral_type:
                     continue
-                if decision_type in legal:
+                answer = _legal_copy(decision, entry.legal)
+                if answer is not None:
                     if on_decided is not None:
                         on_decided(registration.name)
-                    return decision  # type: ignore[return-value]  # its type was checked above
-                problem = (
-                    f"returned {decision!r}, which {event.name.upper()} does not allow "
-                    f"(allowed: {' | '.join(t.__name__ for t in legal)})"
-                    if legal
-                    else f"returned {decision!r}; it observes only"
-                )
+                    return answer  # type: ignore[return-value]  # a decision legal here
+                problem = _illegal(decision, entry)
             try:
                 outcome = self._failed(registration, problem, cause)
             except HookFailedError as failure:
@@ -330,7 +477,7 @@ class FrozenHookRegistry:
                 return outcome  # type: ignore[return-value]  # a Skip, legal for PRE_TOOL_CALL
         if first_failure is not None:
             raise first_failure
-        return neutral
+        return entry.neutral  # type: ignore[return-value]  # the event's own neutral decision
 
     @staticmethod
     async def _call_with_timeout(registration: _Registration, info: BaseModel) -> object:
@@ -338,11 +485,9 @@ class FrozenHookRegistry:
         assert registration.timeout is not None
         async with asyncio.timeout(registration.timeout):
             if registration.is_async:
-                return await fn(info)
-            result = await asyncio.to_thread(fn, info)
-            if inspect.isawaitable(result):
-                result = await result
-            return result
+                return await _awaited_coroutine(fn(info))
+            # What a sync hook returns is its answer: it is never awaited.
+            return await asyncio.to_thread(fn, info)
 
     @staticmethod
     def _failed(
@@ -350,7 +495,7 @@ class FrozenHookRegistry:
     ) -> Skip | None:
         """Apply the failure policy: raise (abort), return a Skip (deny), or None (ignore)."""
         error = HookFailedError(
-            event=registration.event.name.upper(), hook=registration.name, problem=problem
+            event=registration.event_name.upper(), hook=registration.name, problem=problem
         )
         if registration.on_error == "deny":
             return Skip(reason=str(error))

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from typing import Final, Literal, final
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ValidationError, model_validator
 
 from llm_worker import (
     SnapshotError,
     Usage,
     WorkerSnapshot,
+    check_known_version,
     check_snapshot_header,
     parse_snapshot_json,
 )
@@ -24,20 +25,31 @@ from llm_worker import (
 __all__ = ["POD_SNAPSHOT_VERSION", "PodSnapshot"]
 
 POD_SNAPSHOT_FORMAT: Final = "llm-pod/pod-snapshot"
-POD_SNAPSHOT_VERSION: Final = 1
-"""Bumped whenever the snapshot's meaning changes; other versions are refused."""
+POD_SNAPSHOT_VERSION: Final = 2
+"""Bumped whenever the snapshot's meaning changes; other versions are refused.
+
+Version 2 added ``tool_names``."""
 
 
 @final
-class PodSnapshot(BaseModel):
+class PodSnapshot(BaseModel, frozen=True, extra="forbid"):
     """Everything a fresh Pod needs to continue a saved run."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     format: Literal["llm-pod/pod-snapshot"] = POD_SNAPSHOT_FORMAT
     version: int = POD_SNAPSHOT_VERSION
     worker: WorkerSnapshot
+    tool_names: tuple[str, ...]
+    """The names of the tools of the Pod it was taken from, sorted: ``restore`` refuses a
+    Pod whose tools have other names."""
     pending_notifications: tuple[str, ...] = ()
     summary_usage: tuple[Usage, ...] = ()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_version(cls, data: object) -> object:
+        # In the model, so every way of loading (``model_validate_json`` too) refuses it.
+        check_known_version(data, kind="Pod snapshot", version=POD_SNAPSHOT_VERSION)
+        return data
 
     def to_json(self) -> str:
         """Serialise to JSON text."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final, Protocol, assert_never, final
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 from llm_worker import (
     Item,
@@ -39,10 +39,9 @@ DEFAULT_SUMMARY_INSTRUCTIONS: Final = (
 
 
 @final
-class SummaryText(BaseModel):
+class SummaryText(BaseModel, frozen=True, extra="forbid"):
     """What a summariser returns: the summary text and, if a model made it, its usage."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     text: str
     usage: Usage | None = None
     """Tokens the summary cost; ``None`` if unknown or free. The Pod adds it to its usage."""

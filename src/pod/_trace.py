@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 from typing import Final, Literal, TypeAlias, TypeVar, final
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 from llm_worker import (
     Abort,
@@ -47,10 +47,9 @@ DecisionT = TypeVar("DecisionT")
 
 
 @final
-class TraceEvent(BaseModel):
+class TraceEvent(BaseModel, frozen=True, extra="forbid"):
     """One step of a run, as the trace reports it."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     source: TraceSource
     actor: str
     """The interceptor (``compaction``, ``notification``, ``truncation``), the event

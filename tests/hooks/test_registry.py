@@ -172,3 +172,20 @@ async def test_every_abort_hook_observes_even_when_one_fails() -> None:
     with pytest.raises(HookFailedError, match="raised RuntimeError: audit log is down"):
         await registry.freeze().abort(AbortInfo(reason="policy", turn=0))
     assert seen == ["policy"]
+
+
+def test_a_frozen_registry_compares_and_hashes_by_identity() -> None:
+    class Unhashable:
+        __hash__ = None  # type: ignore[assignment]
+
+        def __call__(self, call: ToolCallSummary) -> Continue:
+            return Continue()
+
+    registry = Registry()
+    registry.on(events.PRE_TOOL_CALL, Unhashable())
+    frozen = registry.freeze()
+    same_hooks = Registry()
+    assert {frozen: 1}[frozen] == 1
+    assert frozen == frozen  # noqa: PLR0124
+    assert frozen != same_hooks.freeze()
+    assert repr(frozen) == "<FrozenHookRegistry pre_tool_call=1>"

@@ -33,6 +33,7 @@ from pod import (
     ToolCallSummary,
     events,
 )
+from pod._snapshot import POD_SNAPSHOT_VERSION
 
 SCRIPT = (
     ScriptedReply(
@@ -117,7 +118,7 @@ async def test_restore_needs_a_fresh_pod_and_a_valid_snapshot() -> None:
     data["version"] = 99
     with pytest.raises(SnapshotError, match=r"Pod snapshot version 99 is not supported"):
         PodSnapshot.from_json(json.dumps(data))
-    data["version"] = 1
+    data["version"] = POD_SNAPSHOT_VERSION
     data["worker"]["version"] = 7
     with pytest.raises(SnapshotError, match=r"^snapshot version 7 is not supported"):
         PodSnapshot.from_json(json.dumps(data))

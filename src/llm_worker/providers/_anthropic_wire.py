@@ -20,8 +20,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final
 
+from .._arguments import parse_arguments
 from .._client import LlmRequest, LlmResponse, StopReason, Usage
 from .._errors import ContextTooLongError, LlmClientError
 from .._history import History
@@ -60,14 +61,11 @@ _Form = tuple[str, _Block]  # (role, content block)
 
 
 def _tool_input(arguments: str) -> dict[str, object]:
-    if not arguments.strip():
-        return {}
-    try:
-        value: object = json.loads(arguments)
-    except ValueError:
-        value = None
-    if isinstance(value, dict):
-        return cast(dict[str, object], value)
+    # The engine's one bounded parser: deeply nested arguments from the model must not
+    # make building the next request raise ``RecursionError``.
+    value = parse_arguments(arguments)
+    if value is not None:
+        return dict(value)
     return {RAW_ARGUMENTS_KEY: arguments}
 
 
