@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
-from typing import Any, Final, Literal, TypeAlias, TypeVar, cast
+from typing import Any, Final, Literal, TypeAlias, TypeVar, cast, final
 
 import pydantic_core
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+from pydantic import BaseModel, Field, JsonValue, ValidationError
 
 from llm_worker import (
     Abort,
@@ -81,10 +81,9 @@ def claude_name(event: HookEvent[Any, Any]) -> str | None:
     return _NAMES.get(event.name)
 
 
-class _Request(BaseModel):
+class _Request(BaseModel, frozen=True, extra="forbid"):
     """What every Claude Code script reads."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     session_id: str
     """One id per process (one ``pod run``)."""
     transcript_path: None = None
@@ -94,7 +93,8 @@ class _Request(BaseModel):
     permission_mode: Literal["default"] = "default"
 
 
-class PreToolUseRequest(_Request):
+@final
+class PreToolUseRequest(_Request, frozen=True, extra="forbid"):
     """Read by a ``PreToolUse`` script (``PRE_TOOL_CALL``)."""
 
     hook_event_name: Literal["PreToolUse"] = "PreToolUse"
@@ -104,8 +104,8 @@ class PreToolUseRequest(_Request):
     tool_use_id: str
 
 
-class _ToolResponse(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+@final
+class _ToolResponse(BaseModel, frozen=True, extra="forbid"):
     output: str
     """The start of the result (at most ``PREVIEW_BYTES`` UTF-8 bytes)."""
     output_length: int
@@ -113,7 +113,8 @@ class _ToolResponse(BaseModel):
     is_error: bool
 
 
-class PostToolUseRequest(_Request):
+@final
+class PostToolUseRequest(_Request, frozen=True, extra="forbid"):
     """Read by a ``PostToolUse`` script (``POST_TOOL_CALL``)."""
 
     hook_event_name: Literal["PostToolUse"] = "PostToolUse"
@@ -124,14 +125,16 @@ class PostToolUseRequest(_Request):
     tool_use_id: str
 
 
-class UserPromptSubmitRequest(_Request):
+@final
+class UserPromptSubmitRequest(_Request, frozen=True, extra="forbid"):
     """Read by a ``UserPromptSubmit`` script (``PROMPT_SUBMIT``)."""
 
     hook_event_name: Literal["UserPromptSubmit"] = "UserPromptSubmit"
     prompt: str
 
 
-class StopRequest(_Request):
+@final
+class StopRequest(_Request, frozen=True, extra="forbid"):
     """Read by a ``Stop`` script (``TURN_END``)."""
 
     hook_event_name: Literal["Stop"] = "Stop"
@@ -191,18 +194,18 @@ def claude_stdin_schema(event: HookEvent[Any, Any]) -> dict[str, Any]:
     return REQUEST_MODELS[_NAMES[event.name]].model_json_schema(mode="serialization")
 
 
-class _Specific(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+@final
+class _Specific(BaseModel, frozen=True, extra="forbid", strict=True):
     hookEventName: str | None = None  # Claude Code's spelling
     permissionDecision: Literal["allow", "deny", "ask"] | None = None
     permissionDecisionReason: str = ""
     additionalContext: str | None = None  # not delivered: hooks cannot write
 
 
-class ClaudeCodeOutput(BaseModel):
+@final
+class ClaudeCodeOutput(BaseModel, frozen=True, extra="forbid", strict=True):
     """The JSON object a Claude Code script may print on stdout (exit status 0)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
     continue_: bool = Field(default=True, alias="continue")
     """``false``: stop (``Abort`` with ``stopReason``; at ``Stop`` the turn just ends)."""
     stopReason: str = ""

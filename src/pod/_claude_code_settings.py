@@ -22,9 +22,9 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final, Literal, final
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, JsonValue, TypeAdapter, ValidationError
 
 from ._claude_code import CLAUDE_CODE_EVENTS
 from ._command_hook import TOOL_EVENTS, CommandHook
@@ -38,16 +38,16 @@ CLAUDE_DEFAULT_TIMEOUT: Final = 60.0
 """Claude Code's default timeout of a command hook, in seconds."""
 
 
-class _CommandEntry(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+@final
+class _CommandEntry(BaseModel, frozen=True, extra="forbid", strict=True):
     type: Literal["command"]
     command: str = Field(min_length=1)
     timeout: float = Field(default=CLAUDE_DEFAULT_TIMEOUT, gt=0, allow_inf_nan=False)
     statusMessage: str = ""  # Claude Code's spelling; shown nowhere here
 
 
-class _MatcherGroup(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+@final
+class _MatcherGroup(BaseModel, frozen=True, extra="forbid", strict=True):
     matcher: str = ""
     hooks: list[_CommandEntry]
 
