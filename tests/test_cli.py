@@ -54,7 +54,7 @@ def test_schema_of_one_event_and_an_unknown_event(capsys: pytest.CaptureFixture[
 
 
 def test_python_dash_m_pod_shows_help_for_every_command() -> None:
-    for argv in ([], ["demo"], ["events"], ["schema"]):
+    for argv in ([], ["demo"], ["events"], ["schema"], ["run"], ["resume"]):
         done = subprocess.run(
             [sys.executable, "-m", "pod", *argv, "--help"],
             capture_output=True,

@@ -28,4 +28,11 @@ def test_demo_traces_interceptors_and_hooks_and_ends_finished() -> None:
     assert after.startswith("hooks PRE_LLM_REQUEST request 4: 5 items")
     assert "interceptor notification flushed 1 notification(s)" in text
     assert "[notification] CI: build 42 passed on main" in text
+    asked = next(
+        i for i, line in enumerate(lines) if "-> Pause: shell commands need a human" in line
+    )
+    assert lines[asked].startswith('hooks PRE_TOOL_CALL call_3 shell({"command": "ls /work/src"})')
+    answered = lines.index("shell: approve, skip or abort? approve (scripted)")
+    ran = next(i for i, line in enumerate(lines) if line.startswith("hooks POST_TOOL_CALL call_3"))
+    assert asked < answered < ran  # approved by the scripted human, then the call ran
     assert lines[-1] == "Finished after turn 0"

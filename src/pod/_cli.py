@@ -7,6 +7,7 @@ second list of events, fields or decisions here.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import sys
 from collections.abc import Sequence
@@ -22,17 +23,27 @@ from ._cli_rules import (
     command_schema_of,
     rules_command,
 )
-from ._cli_run import EPILOG, RUN_DESCRIPTION, add_run_arguments, run_command
+from ._cli_run import (
+    EPILOG,
+    RESUME_DESCRIPTION,
+    RUN_DESCRIPTION,
+    add_resume_arguments,
+    add_run_arguments,
+    resume_command,
+    run_command,
+)
 
 __all__ = ["main"]
 
 EXIT_USAGE = 2
+EXIT_INTERNAL = 1
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pod", description="llm-pod: an LLM agent runtime with a read-only hook API."
     )
+    parser.add_argument("--version", action="version", version=f"pod (llm-pod) {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.add_parser(
         "demo",
@@ -59,15 +70,30 @@ def _parser() -> argparse.ArgumentParser:
     )
     add_command_schema_arguments(schema)
     add_rules_parser(commands)
-    add_run_arguments(
-        commands.add_parser(
-            "run",
-            help="run one prompt against a real model, with a live trace",
-            description=RUN_DESCRIPTION,
-            epilog=EPILOG,
-        )
+    run = commands.add_parser(
+        "run",
+        help="run one prompt against a real model, with a live trace",
+        description=RUN_DESCRIPTION,
+        epilog=EPILOG,
     )
+    add_run_arguments(run)
+    run.set_defaults(command_parser=run)
+    resume = commands.add_parser(
+        "resume",
+        help="continue a saved run: answer its pause, or give it a new prompt",
+        description=RESUME_DESCRIPTION,
+        epilog=EPILOG,
+    )
+    add_resume_arguments(resume)
+    resume.set_defaults(command_parser=resume)
     return parser
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("llm-pod")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def _type_name(annotation: object) -> str:
@@ -113,7 +139,7 @@ def schemas(event_name: str | None) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``pod`` command; return its exit code."""
     args = _parser().parse_args(argv)
-    console = Console()
+    console = Console(soft_wrap=not sys.stdout.isatty())  # whole lines in logs and pipes
     errors = Console(stderr=True)
     if args.command == "demo":
         from ._demo import run_demo
@@ -130,6 +156,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             errors.print(f"[bold red]error:[/] {exc.args[0]}")
             return EXIT_USAGE
         sys.stdout.write(json.dumps(document, indent=2) + "\n")
-    elif args.command == "run":
-        return run_command(args, console, errors)
+    elif args.command in ("run", "resume"):
+        command = run_command if args.command == "run" else resume_command
+        try:
+            return command(args, args.command_parser)
+        except Exception as exc:  # a bug, or a failure nothing else reports: one line
+            if args.debug:
+                raise
+            errors.print(
+                f"[bold red]error:[/] {type(exc).__name__}: {exc} "
+                "(run again with --debug for the traceback)",
+                markup=True,
+                highlight=False,
+            )
+            return EXIT_INTERNAL
     return 0

@@ -21,9 +21,7 @@ from llm_worker import Tool, UsageError
 from . import events
 from ._claude_code import claude_name, claude_output_schema, claude_stdin_schema
 from ._claude_code_settings import load_claude_settings
-
-# The same --tools loader as pod run, so both accept and refuse the same specs.
-from ._cli_run import _load_tools, _LoadError  # pyright: ignore[reportPrivateUsage]
+from ._cli_load import LoadError, load_tools  # the same --tools loader as pod run
 from ._errors import PodUsageError
 from ._hook_protocol import stdin_schema, stdout_schema
 from ._policy import load_policy
@@ -82,7 +80,7 @@ def rules_command(args: argparse.Namespace, console: Console, errors: Console) -
         errors.print("[bold red]error:[/] give a policy FILE, --claude-settings PATH, or both")
         return EXIT_USAGE
     try:
-        tools: list[Tool] = [*workspace_tools(args.workdir), *_load_tools(args.tools)]
+        tools: list[Tool] = [*workspace_tools(args.workdir), *load_tools(args.tools)]
         policy = load_policy(args.file, workspace=args.workdir) if args.file else None
         permissions = policy.permissions_or_refuse() if policy else None
         if permissions is not None:
@@ -90,7 +88,7 @@ def rules_command(args: argparse.Namespace, console: Console, errors: Console) -
         hooks = [*(policy.hooks if policy else ())]
         for settings in args.claude_settings:
             hooks += load_claude_settings(settings, project_dir=args.workdir)
-    except (PodUsageError, UsageError, _LoadError, OSError) as exc:
+    except (PodUsageError, UsageError, LoadError, OSError) as exc:
         if args.json:
             console.print_json(json.dumps({"ok": False, "error": str(exc)}))
         errors.print(f"[bold red]error:[/] {escape(str(exc))}")

@@ -1,45 +1,80 @@
-"""``pod run``: one real run against a model provider, with a live trace.
+"""``pod run`` and ``pod resume``: one real run against a model provider, with a live trace.
 
 Exit codes (also in ``pod run --help``):
 0 finished · 1 aborted or out of requests · 2 bad usage (arguments, model spec, rules,
-hooks, tools, missing extra) · 3 no API key · 4 the model provider failed (unreachable,
-auth, rate limit, ...) · 5 paused by a hook (nobody to ask here) · 130 cancelled (Ctrl-C).
+hooks, tools, saved run, missing extra) · 3 no API key · 4 the model provider failed
+(unreachable, auth, rate limit, ...) · 5 paused by a hook and saved · 130 cancelled (Ctrl-C).
+
+Every option is checked before the first model request, and every problem is reported
+(one line each), not just the first. A pause is answered in the terminal when there is
+one (stdin a terminal, no ``--no-input``); otherwise the run is saved for ``pod resume``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
-import importlib.util
+import logging
+import math
 import os
+import shlex
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
-from typing import Final, cast
+from typing import Any, Final
 
-from rich.console import Console
-from rich.markup import escape
-
-from llm_worker import ContextTooLongError, LlmClientError, Tool, UsageError
-from llm_worker.providers import (
-    MissingCredentialsError,
-    ProviderSetupError,
-    client_from_spec,
+from llm_worker import (
+    ContextTooLongError,
+    LlmClient,
+    LlmClientError,
+    Paused,
+    SnapshotError,
+    Tool,
+    WorkerStateError,
 )
+from llm_worker.providers import MissingCredentialsError, ProviderSetupError, client_from_spec
 
 from ._claude_code_settings import load_claude_settings
-from ._demo import render_trace_event
+from ._cli_decisions import (
+    USER_ABORT_REASON,
+    Answer,
+    add_decision_arguments,
+    ask_decisions,
+    decisions_from_arguments,
+    decisions_given,
+    describe_pause,
+)
+from ._cli_load import LoadError, load_hooks, load_tools
+from ._cli_output import RunOutput, result_object
+from ._cli_saved import (
+    DEFAULT_RUNS_FOLDER,
+    RunOptions,
+    SavedRun,
+    new_run_id,
+    now_iso,
+    read_saved_run,
+    write_saved_run,
+)
 from ._errors import PodUsageError
+from ._hook_config import ConfiguredCommandHook
+from ._permissions import PermissionHook
 from ._pod import Pod, PodResult
-from ._policy import PolicyFile, load_policy
+from ._policy import load_policy
 from ._registry import FrozenHookRegistry, HookRegistry
 from ._settings import PodSettings
 from ._workspace_tools import workspace_tools
 
-__all__ = ["EPILOG", "RUN_DESCRIPTION", "add_run_arguments", "run_command"]
+__all__ = [
+    "EPILOG",
+    "RESUME_DESCRIPTION",
+    "RUN_DESCRIPTION",
+    "add_resume_arguments",
+    "add_run_arguments",
+    "resume_command",
+    "run_command",
+]
 
 EXIT_FINISHED: Final = 0
 EXIT_ABORTED: Final = 1
@@ -51,146 +86,620 @@ EXIT_CANCELLED: Final = 130
 
 EPILOG: Final = (
     "exit codes: 0 finished, 1 aborted or out of requests, 2 bad usage (arguments, model "
-    "spec, rules, hooks, tools, missing extra), 3 no API key, 4 the model provider failed "
-    "(unreachable, auth, rate limit), 5 paused by a hook, 130 cancelled (Ctrl-C)"
+    "spec, rules, hooks, tools, saved run, missing extra), 3 no API key, 4 the model "
+    "provider failed (unreachable, auth, rate limit), 5 paused by a hook (the run is saved), "
+    "130 cancelled (Ctrl-C; the run is saved)"
 )
-
-_PROVIDER_ERRORS: Final = frozenset(cls.__name__ for cls in (LlmClientError, ContextTooLongError))
-
-
-class _LoadError(Exception):
-    """A ``--hooks``/``--tools`` spec cannot be loaded."""
-
 
 RUN_DESCRIPTION: Final = (
     "Run PROMPT against a model (OpenAI Chat Completions or Anthropic Messages, or any "
     "OpenAI-compatible server with --base-url). The model gets read-only tools "
-    "(read_file, list_files) confined to --workdir, plus any --tools."
+    "(read_file, list_files) confined to --workdir, plus any --tools. The trace goes to "
+    "stderr, the answer to stdout. When a hook pauses, the pending calls are shown and you "
+    "approve, skip or abort each; without a terminal (or with --no-input) the run is saved "
+    "for `pod resume`."
 )
+
+RESUME_DESCRIPTION: Final = (
+    "Continue a saved run (written by `pod run` on a pause, on Ctrl-C, or with --save). "
+    "It is rebuilt with the options it was saved with (model, rules, hooks, tools, ...); "
+    "any option given here replaces the saved one. Answer the pause with --approve, --skip "
+    "and --abort, or in the terminal when none is given. A run that is not paused takes a "
+    "new PROMPT. The file is updated with the run's new state."
+)
+
+_PROVIDER_ERRORS: Final = frozenset(cls.__name__ for cls in (LlmClientError, ContextTooLongError))
+_DEBUG_LOGGERS: Final = ("pod", "llm_worker", "openai", "anthropic", "httpx")
+_DEFAULT_MAX_REQUESTS: Final = 20
 
 
 def add_run_arguments(run: argparse.ArgumentParser) -> None:
     """Add the arguments of ``pod run`` to its parser."""
     run.add_argument("prompt", help="what to ask")
-    run.add_argument(
-        "--model", required=True, help="provider:model, e.g. openai:gpt-4o-mini, anthropic:NAME"
+    _add_session_arguments(run, resuming=False)
+
+
+def add_resume_arguments(resume: argparse.ArgumentParser) -> None:
+    """Add the arguments of ``pod resume`` to its parser."""
+    resume.add_argument("saved", type=Path, metavar="SAVED_RUN", help="a saved run (.json)")
+    resume.add_argument(
+        "prompt",
+        nargs="?",
+        metavar="PROMPT",
+        help="the next prompt, for a run that is not paused (finished, ...)",
     )
-    run.add_argument("--base-url", help="API root (a local OpenAI-compatible server, a proxy)")
-    run.add_argument("--api-key", help="API key (default: OPENAI_API_KEY / ANTHROPIC_API_KEY)")
-    run.add_argument(
-        "--rules",
-        type=Path,
-        help="permission rules and command hooks (TOML); calls no rule allows are denied",
+    _add_session_arguments(resume, resuming=True)
+    add_decision_arguments(resume)
+
+
+def _add_session_arguments(parser: argparse.ArgumentParser, *, resuming: bool) -> None:
+    # Values are checked after parsing (all problems reported together), so numbers are
+    # read as text here; and on resume every option defaults to the saved one (None here).
+    saved = " (default: as saved)" if resuming else ""
+    parser.add_argument(
+        "--model",
+        required=not resuming,
+        help="provider:model, e.g. openai:gpt-4o-mini, anthropic:NAME" + saved,
     )
-    run.add_argument(
+    parser.add_argument("--base-url", help="API root (a local OpenAI-compatible server, a proxy)")
+    parser.add_argument(
+        "--api-key", help="API key (default: OPENAI_API_KEY / ANTHROPIC_API_KEY; never saved)"
+    )
+    parser.add_argument(
+        "--rules", help="permission rules and command hooks (TOML); calls no rule allows are denied"
+    )
+    parser.add_argument(
         "--claude-settings",
-        type=Path,
         action="append",
-        default=[],
         help="a Claude Code settings file whose `hooks` section to run (repeatable)",
     )
-    run.add_argument(
-        "--hooks", action="append", default=[], help="a HookRegistry as module:attr or file.py:attr"
+    parser.add_argument(
+        "--hooks", action="append", help="a HookRegistry as module:attr or file.py:attr"
     )
-    run.add_argument(
-        "--tools", action="append", default=[], help="more tools as module:attr or file.py:attr"
+    parser.add_argument(
+        "--tools", action="append", help="more tools as module:attr or file.py:attr"
     )
-    run.add_argument(
-        "--workdir", type=Path, default=Path(), help="folder the file tools may read (default: .)"
+    parser.add_argument(
+        "--workdir", help="folder the file tools may read (default: the current folder)" + saved
     )
-    run.add_argument("--system", help="system prompt")
-    run.add_argument("--max-requests", type=int, default=20, help="model requests allowed")
-    run.add_argument("--timeout", type=float, help="seconds per model request attempt")
-    run.add_argument(
-        "--max-retries", type=int, help="retries of a failed model request (default: the SDK's)"
+    parser.add_argument("--system", help="system prompt")
+    parser.add_argument(
+        "--max-requests",
+        metavar="N",
+        help=f"model requests per turn (default: {_DEFAULT_MAX_REQUESTS})",
     )
-    run.add_argument("--stream", action="store_true", help="stream the model's text as it comes")
-    run.add_argument("--quiet", action="store_true", help="print only the final answer")
+    parser.add_argument("--timeout", metavar="SECONDS", help="seconds per model request attempt")
+    parser.add_argument(
+        "--max-retries", metavar="N", help="retries of a failed model request (default: the SDK's)"
+    )
+    output = parser.add_argument_group("output")
+    output.add_argument("--stream", action="store_true", help="print the model's text as it comes")
+    output.add_argument("--quiet", action="store_true", help="no trace: only the answer")
+    output.add_argument(
+        "--json",
+        action="store_true",
+        help="stdout: one JSON object per trace event and streamed chunk, then a result object",
+    )
+    output.add_argument(
+        "--debug",
+        action="store_true",
+        help="timings in the trace; debug logs (hook tracebacks, provider requests); tracebacks",
+    )
+    saving = parser.add_argument_group("pausing and saving")
+    saving.add_argument(
+        "--no-input",
+        action="store_true",
+        help="never prompt: a paused run is saved (also when stdin is not a terminal)",
+    )
+    saving.add_argument(
+        "--save",
+        metavar="PATH",
+        type=Path,
+        help="save the run here when it ends, whatever the outcome "
+        + ("(default: the file resumed)" if resuming else "(default on a pause or Ctrl-C: ")
+        + ("" if resuming else f"{DEFAULT_RUNS_FOLDER}/<run-id>.json)"),
+    )
 
 
-def run_command(args: argparse.Namespace, console: Console, errors: Console) -> int:
-    """Carry out ``pod run``; return the exit code."""
+# -- options ----------------------------------------------------------------------------
 
-    def fail(code: int, message: str) -> int:
-        errors.print(f"[bold red]error:[/] {escape(message)}")
-        return code
 
-    streamed: list[str] = []
+@dataclass
+class _Session:
+    """Everything a checked command line gives: the Pod and how to report and save."""
 
-    def show_text(text: str) -> None:
-        streamed.append(text)
-        console.print(text, end="", markup=False, highlight=False)
+    args: argparse.Namespace
+    options: RunOptions
+    client: LlmClient
+    pod: Pod
+    output: RunOutput
+    run_id: str
+    save_to: Path | None
+    """Where to save whatever the outcome (``--save``, or the resumed file); else only on a
+    pause without a prompt or Ctrl-C, to the default folder."""
 
+
+def _number(
+    text: str | None,
+    option: str,
+    *,
+    kind: Callable[[str], float],
+    valid: Callable[[float], bool],
+    wanted: str,
+    problems: list[str],
+) -> float | None:
+    if text is None:
+        return None
     try:
-        client = client_from_spec(
-            args.model,
-            base_url=args.base_url,
-            api_key=args.api_key,
-            stream=args.stream,
-            on_text=show_text if args.stream and not args.quiet else None,
-            timeout=args.timeout,
-            max_retries=args.max_retries,
+        value = kind(str(text))
+    except ValueError:
+        value = None
+    if value is None or not math.isfinite(value) or not valid(value):
+        problems.append(f"{option} must be {wanted}, not {text!r}")
+        return None
+    return value
+
+
+def _merged(args: argparse.Namespace, saved: dict[str, Any]) -> dict[str, Any]:
+    """The command line's options over the saved ones."""
+    names = (
+        *("model", "base_url", "rules", "claude_settings", "hooks", "tools", "workdir"),
+        "system",
+        *("max_requests", "timeout", "max_retries"),
+    )
+    return {
+        name: getattr(args, name) if getattr(args, name) is not None else saved.get(name)
+        for name in names
+    }
+
+
+def _absolute_spec(spec: str) -> str:
+    # file.py:attr is stored with an absolute path, so a resume from elsewhere finds it.
+    module, colon, attribute = spec.rpartition(":")
+    if colon and module.endswith(".py"):
+        return f"{Path(module).resolve()}:{attribute}"
+    return spec
+
+
+_NUMBER_OPTIONS: Final[
+    tuple[tuple[str, str, Callable[[str], float], Callable[[float], bool], str], ...]
+] = (
+    ("max_requests", "--max-requests", int, lambda v: v >= 1, "a whole number of at least 1"),
+    ("timeout", "--timeout", float, lambda v: v > 0, "a positive number of seconds"),
+    ("max_retries", "--max-retries", int, lambda v: v >= 0, "a whole number of at least 0"),
+)
+"""Each number option: its name, flag, type, what is valid, and how to say it."""
+
+
+def _check_options(merged: dict[str, Any], problems: list[str]) -> RunOptions | None:
+    numbers = {
+        name: _number(
+            None if merged[name] is None else str(merged[name]),
+            option,
+            kind=kind,
+            valid=valid,
+            wanted=wanted,
+            problems=problems,
         )
-    except MissingCredentialsError as exc:
-        return fail(EXIT_NO_KEY, str(exc))
-    except ProviderSetupError as exc:
-        return fail(EXIT_USAGE, str(exc))
+        for name, option, kind, valid, wanted in _NUMBER_OPTIONS
+    }
+    max_requests, timeout, max_retries = (
+        numbers["max_requests"],
+        numbers["timeout"],
+        numbers["max_retries"],
+    )
+    workdir = Path(merged["workdir"] or ".")
+    if not workdir.is_dir():
+        problems.append(f"--workdir {workdir}: no such folder")
+    rules = merged["rules"]
+    if rules is not None and not Path(rules).is_file():
+        problems.append(f"--rules {rules}: no such file")
+        rules = None
+    claude_settings = tuple(str(Path(s).resolve()) for s in merged["claude_settings"] or ())
+    for settings in merged["claude_settings"] or ():
+        if not Path(settings).is_file():
+            problems.append(f"--claude-settings {settings}: no such file")
+    model = merged["model"]
+    if not model:
+        problems.append("--model is required")
+        return None
+    return RunOptions(
+        model=str(model),
+        base_url=merged["base_url"],
+        rules=str(Path(rules).resolve()) if rules is not None else None,
+        claude_settings=claude_settings,
+        hooks=tuple(_absolute_spec(s) for s in merged["hooks"] or ()),
+        tools=tuple(_absolute_spec(s) for s in merged["tools"] or ()),
+        workdir=str(workdir.resolve()),
+        system=merged["system"],
+        max_requests=int(max_requests) if max_requests is not None else _DEFAULT_MAX_REQUESTS,
+        timeout=timeout,
+        max_retries=int(max_retries) if max_retries is not None else None,
+    )
+
+
+def _build(
+    args: argparse.Namespace,
+    merged: dict[str, Any],
+    output: RunOutput,
+    problems: list[str],
+) -> tuple[RunOptions, LlmClient, Pod] | str | None:
+    """Check every option and build the Pod; collect the problems (a missing key is
+    returned on its own: it has its own exit code)."""
+    options = _check_options(merged, problems)
+    client: LlmClient | None = None
+    missing_key: str | None = None
+    if options is not None:
+        try:
+            client = client_from_spec(
+                options.model,
+                base_url=options.base_url,
+                api_key=args.api_key,
+                stream=args.stream,
+                on_text=output.text if args.stream else None,
+                timeout=options.timeout,
+                max_retries=options.max_retries,
+            )
+        except MissingCredentialsError as exc:
+            missing_key = f"no API key for {exc.provider}: pass --api-key or set {exc.env_var}"
+        except ProviderSetupError as exc:
+            problems.append(f"--model {options.model}: {exc}")
+    permissions: PermissionHook | None = None
+    configured: list[ConfiguredCommandHook] = []
+    if options is not None:
+        if options.rules is not None:
+            try:  # one read of the file: its rules and its command hooks
+                policy = load_policy(options.rules, workspace=options.workdir)
+                permissions = policy.permissions_or_refuse()
+                configured += policy.hooks
+            except (PodUsageError, OSError, ValueError) as exc:
+                problems.append(f"--rules {options.rules}: {exc}")
+        for settings in options.claude_settings:
+            try:
+                configured += load_claude_settings(settings, project_dir=options.workdir)
+            except PodUsageError as exc:
+                problems.append(f"--claude-settings {settings}: {exc}")
+    policy_hooks = _policy_commands(configured)
+    user_hooks = HookRegistry().freeze()
+    tools: list[Tool] = []
+    # Loaded as given (messages name what the user typed); stored with absolute paths.
+    for spec in merged["hooks"] or ():
+        try:
+            user_hooks = user_hooks.then(load_hooks([spec]))
+        except (LoadError, PodUsageError) as exc:
+            problems.append(f"--hooks {spec}: {exc}")
+    for spec in merged["tools"] or ():
+        try:
+            tools.extend(load_tools([spec]))
+        except LoadError as exc:
+            problems.append(f"--tools {spec}: {exc}")
+    if args.save is not None and args.save.is_dir():
+        problems.append(f"--save {args.save}: is a folder; give a file name")
+    if problems and missing_key is not None:
+        problems.insert(0, missing_key)  # reported with the rest, in one go
+    if problems or options is None:
+        return None
+    if missing_key is not None or client is None:
+        return missing_key
     try:
-        policy = load_policy(args.rules, workspace=args.workdir) if args.rules else None
-        permissions = policy.permissions_or_refuse() if policy else None
-        hooks = _policy_commands(policy, args).then(_load_hooks(args.hooks))
-        tools = [*workspace_tools(args.workdir), *_load_tools(args.tools)]
         pod = Pod(
             client,
-            tools=tools,
-            hooks=hooks,
+            tools=[*workspace_tools(Path(options.workdir)), *tools],
+            hooks=policy_hooks.then(user_hooks),
             permissions=permissions,
-            settings=PodSettings(max_requests_per_turn=args.max_requests),
-            system_prompt=args.system,
-            trace=None if args.quiet else lambda event: console.print(render_trace_event(event)),
+            settings=PodSettings(max_requests_per_turn=options.max_requests),
+            system_prompt=options.system,
+            trace=output.trace,
         )
-    except (PodUsageError, UsageError, _LoadError, OSError) as exc:
-        return fail(EXIT_USAGE, str(exc))
+    except (PodUsageError, ValueError) as exc:  # e.g. two tools with one name
+        problems.append(str(exc))
+        return None
+    return options, client, pod
 
-    async def run_then_close() -> PodResult:
-        async with client:
-            return await pod.run(args.prompt)
 
-    runner = asyncio.Runner()
+def _built_or_exit_code(
+    args: argparse.Namespace,
+    parser: argparse.ArgumentParser,
+    saved: dict[str, Any],
+    output: RunOutput,
+    problems: list[str],
+) -> tuple[RunOptions, LlmClient, Pod] | int:
+    """The Pod the options (over ``saved``) build, or the exit code once every problem
+    (with those already in ``problems``) is reported."""
+    built = _build(args, _merged(args, saved), output, problems)
+    if problems:
+        return _usage_failure(parser, problems, output)
+    if not isinstance(built, tuple):
+        output.error(built or "cannot start the run")
+        return EXIT_NO_KEY
+    return built
+
+
+def _policy_commands(configured: list[ConfiguredCommandHook]) -> FrozenHookRegistry:
+    """The ``[[hook]]`` commands of the policy file, then those of ``--claude-settings``:
+    asked after the rules, before user hooks."""
+    registry = HookRegistry()
+    for hook in configured:
+        hook.register(registry)
+    return registry.freeze()
+
+
+def _usage_failure(parser: argparse.ArgumentParser, problems: list[str], output: RunOutput) -> int:
+    """argparse-style: the usage line, then one ``pod run: error: ...`` line per problem."""
+    output.end_streamed_line()
+    sys.stderr.write(parser.format_usage())
+    for problem in problems:
+        sys.stderr.write(f"{parser.prog}: error: {problem}\n")
+    sys.stderr.flush()
+    return EXIT_USAGE
+
+
+def _configure_debug_logging() -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    for name in _DEBUG_LOGGERS:
+        logger = logging.getLogger(name)
+        logger.setLevel(logging.DEBUG)
+        logger.addHandler(handler)
+
+
+# -- the commands -----------------------------------------------------------------------
+
+
+def run_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Carry out ``pod run``; return the exit code."""
+    output = RunOutput(json_lines=args.json, quiet=args.quiet, debug=args.debug)
+    if args.debug:
+        _configure_debug_logging()
+    built = _built_or_exit_code(args, parser, {}, output, [])
+    if isinstance(built, int):
+        return built
+    options, client, pod = built
+    session = _Session(args, options, client, pod, output, new_run_id(), args.save)
+    prompt: str = args.prompt
+    return _drive(session, lambda: pod.run(prompt), None)
+
+
+def resume_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Carry out ``pod resume``; return the exit code."""
+    output = RunOutput(json_lines=args.json, quiet=args.quiet, debug=args.debug)
+    if args.debug:
+        _configure_debug_logging()
+    problems: list[str] = []
     try:
-        result = runner.run(run_then_close())
+        saved = read_saved_run(args.saved)
+    except (OSError, SnapshotError) as exc:
+        problems.append(f"{args.saved}: {getattr(exc, 'strerror', None) or exc}")
+        return _usage_failure(parser, problems, output)
+    paused = saved.paused
+    answer: Answer | None = None
+    if paused is not None:
+        if args.prompt is not None:
+            problems.append(
+                "the saved run is paused: answer it (--approve, --skip, --abort), "
+                "then give a new prompt once it is done"
+            )
+        if decisions_given(args):
+            answered = decisions_from_arguments(args, paused)
+            if isinstance(answered, list):
+                problems.extend(answered)
+            else:
+                answer = answered
+    else:
+        if decisions_given(args):
+            problems.append("the saved run is not paused: there is no call to decide")
+        if args.prompt is None:
+            problems.append("the saved run is not paused: give the next PROMPT")
+    built = _built_or_exit_code(args, parser, saved.options.model_dump(), output, problems)
+    if isinstance(built, int):
+        return built
+    options, client, pod = built
+    try:
+        pod.restore(saved.pod)
+    except (PodUsageError, SnapshotError) as exc:
+        return _usage_failure(parser, [f"{args.saved}: {exc}"], output)
+    session = _Session(args, options, client, pod, output, saved.run_id, args.save or args.saved)
+    output.paused_by = saved.paused_by
+    if paused is None:
+        prompt = str(args.prompt)
+        return _drive(session, lambda: pod.run(prompt), None)
+    if answer is None:
+        return _drive(session, None, paused)
+    if answer.end_run:
+        return _end_by_user(session)
+    decisions = answer.decisions
+    return _drive(session, lambda: pod.resume(decisions), None)
+
+
+# -- running, answering pauses, saving ---------------------------------------------------
+
+
+def _drive(
+    session: _Session,
+    start: Callable[[], Coroutine[Any, Any, PodResult]] | None,
+    paused: Paused | None,
+) -> int:
+    """Run ``start`` (or answer ``paused`` first); answer pauses in the terminal if there
+    is one; report, save when due, and return the exit code."""
+    pod, output = session.pod, session.output
+    interactive = sys.stdin.isatty() and not session.args.no_input
+    runner = asyncio.Runner()
+    result: PodResult | None = paused
+    asking = False
+    if start is None and not interactive:
+        start = pod.resume  # nobody to ask: the hooks are asked again
+    try:
+        if start is not None:
+            result = runner.run(start())
+        while isinstance(result, Paused) and interactive:
+            output.end_streamed_line()
+            try:
+                asking = True
+                answer = ask_decisions(result, decided_by=output.paused_by, console=output.errors)
+            except EOFError:
+                output.note("")
+                break  # nobody to answer any more: save it
+            finally:
+                asking = False
+            if answer.end_run:
+                return _end_by_user(session)
+            decisions = answer.decisions
+            result = runner.run(pod.resume(decisions))
     except KeyboardInterrupt:
-        code = fail(
-            EXIT_CANCELLED,
-            f"cancelled: the run was interrupted; the history is well-formed "
-            f"({len(pod.history)} items, every tool call has its result)",
-        )
-        _exit_if_a_tool_thread_blocks(code)
-        runner.close()
+        if asking:
+            output.note("")  # the prompt's line is left open
+        still_paused = isinstance(result, Paused) and pod.status == "paused"
+        code = _cancelled(session, result if still_paused and isinstance(result, Paused) else None)
+        _close(runner, session.client, before_closing=lambda: _exit_if_a_tool_thread_blocks(code))
         return code
-    runner.close()
-    if streamed:
-        console.print()
-    return _report(result, console, fail)
+    _close(runner, session.client)
+    assert result is not None
+    return _report(session, result)
 
 
-def _report(result: PodResult, console: Console, fail: Callable[[int, str], int]) -> int:
+def _close(
+    runner: asyncio.Runner, client: LlmClient, *, before_closing: Callable[[], None] | None = None
+) -> None:
+    # runner.close() waits for the worker threads of sync tools: ``before_closing`` may
+    # leave first (see _exit_if_a_tool_thread_blocks).
+    close = getattr(client, "aclose", None)
+    try:
+        if close is not None:
+            runner.run(close())
+        if before_closing is not None:
+            before_closing()
+    finally:
+        runner.close()
+
+
+def _report(session: _Session, result: PodResult) -> int:
+    output, pod = session.output, session.pod
+    snapshot: Path | None = None
+    reason: str | None = None
     match result.kind:
         case "finished":
-            console.print(escape(result.text))
-            return EXIT_FINISHED
+            output.answer(result.text)
+            code = EXIT_FINISHED
         case "aborted":
             code = EXIT_PROVIDER if result.error_type in _PROVIDER_ERRORS else EXIT_ABORTED
-            return fail(code, f"aborted: {result.reason}")
+            reason = result.reason.replace("api_key=...", "--api-key")  # CLI words
+            output.error(f"aborted: {reason}")
         case "limit_reached":
-            return fail(EXIT_ABORTED, f"stopped: the turn used its {result.limit} model requests")
+            code = EXIT_ABORTED
+            reason = f"the turn used its {result.limit} model requests"
+            output.error(f"stopped: {reason}")
         case "paused":
-            pending = ", ".join(f"{c.tool_name} ({c.call_id})" for c in result.pending_calls)
-            return fail(
-                EXIT_PAUSED,
-                f"paused at {result.point}: {result.reason}"
-                + (f"; pending: {pending}" if pending else ""),
-            )
+            code = EXIT_PAUSED
+            reason = result.reason
+            output.note(describe_pause(result, output.paused_by) + _pending(result))
+            snapshot = _save_or_say_why(session, result)
+            if snapshot is not None:
+                _say_saved(session, snapshot, result)
+    if result.kind != "paused" and session.save_to is not None:
+        snapshot = _save_or_say_why(session, None)
+        if snapshot is not None:
+            output.note(f"saved: {snapshot}")
+    output.closing_line(pod.usage)
+    output.result(
+        result_object(
+            result,
+            status=result.kind,
+            exit_code=code,
+            usage=pod.usage,
+            stats=output.stats,
+            snapshot=str(snapshot) if snapshot is not None else None,
+            reason=reason,
+        )
+    )
+    return code
+
+
+def _end_by_user(session: _Session) -> int:
+    """A pause with no pending call, aborted by the person: there is nothing to resume."""
+    output = session.output
+    output.error(f"aborted: {USER_ABORT_REASON}")
+    output.closing_line(session.pod.usage)
+    output.result(
+        result_object(
+            None,
+            status="aborted",
+            exit_code=EXIT_ABORTED,
+            usage=session.pod.usage,
+            stats=output.stats,
+            snapshot=None,
+            reason=USER_ABORT_REASON,
+        )
+    )
+    return EXIT_ABORTED
+
+
+def _cancelled(session: _Session, paused: Paused | None) -> int:
+    output, pod = session.output, session.pod
+    snapshot = _save_or_say_why(session, paused)
+    output.error(
+        f"cancelled: the run was interrupted; the history is well-formed "
+        f"({len(pod.history)} items, every tool call has its result)"
+    )
+    if snapshot is not None:
+        _say_saved(session, snapshot, paused)
+    output.result(
+        result_object(
+            paused,
+            status="cancelled",
+            exit_code=EXIT_CANCELLED,
+            usage=pod.usage,
+            stats=output.stats,
+            snapshot=str(snapshot) if snapshot is not None else None,
+            reason="interrupted",
+        )
+    )
+    return EXIT_CANCELLED
+
+
+def _save_or_say_why(session: _Session, paused: Paused | None) -> Path | None:
+    """Save the run; on failure say why (the outcome is still reported) and return None."""
+    try:
+        return _save(session, paused)
+    except (OSError, WorkerStateError) as exc:
+        session.output.error(f"could not save the run: {exc}")
+        return None
+
+
+def _save(session: _Session, paused: Paused | None) -> Path:
+    path = session.save_to or DEFAULT_RUNS_FOLDER / f"{session.run_id}.json"
+    write_saved_run(
+        SavedRun(
+            run_id=session.run_id,
+            created=now_iso(),
+            options=session.options,
+            paused=paused,
+            paused_by=session.output.paused_by if paused is not None else None,
+            pod=session.pod.snapshot(),
+        ),
+        path,
+    )
+    return path
+
+
+def _say_saved(session: _Session, path: Path, paused: Paused | None) -> None:
+    """Print where the run is and the command that continues it."""
+    output = session.output
+    command = ["pod", "resume", str(path)]
+    if paused is not None:
+        command += [f"--approve={call.call_id}" for call in paused.pending_calls]
+    else:
+        command.append("PROMPT")
+    key = "  (add --api-key: keys are never saved)" if session.args.api_key else ""
+    output.note(f"saved: {path}")
+    output.note(f"continue: {shlex.join(command)}{key}")
+    if paused is not None and paused.pending_calls:
+        output.note("  (or --skip CALL_ID=REASON, or --abort; with no decision it asks here)")
+
+
+def _pending(paused: Paused) -> str:
+    if not paused.pending_calls:
+        return ""
+    return "; pending: " + ", ".join(f"{c.tool_name} ({c.call_id})" for c in paused.pending_calls)
 
 
 def _exit_if_a_tool_thread_blocks(code: int) -> None:
@@ -208,69 +717,3 @@ def _exit_if_a_tool_thread_blocks(code: int) -> None:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
-
-
-def _load_object(spec: str) -> object:
-    module_name, colon, attribute = spec.rpartition(":")
-    if not colon or not module_name or not attribute:
-        raise _LoadError(f"{spec!r} is not module:attr or file.py:attr")
-    try:
-        module = _import(module_name)
-    except Exception as exc:  # importing user code can raise anything
-        raise _LoadError(f"cannot import {module_name!r}: {type(exc).__name__}: {exc}") from exc
-    try:
-        return getattr(module, attribute)
-    except AttributeError:
-        raise _LoadError(f"{module_name!r} has no attribute {attribute!r}") from None
-
-
-def _import(name: str) -> ModuleType:
-    if not name.endswith(".py"):
-        if "" not in sys.path:
-            sys.path.insert(0, "")  # module:attr is looked up from the current folder too
-        return importlib.import_module(name)
-    path = Path(name)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    if spec is None or spec.loader is None:
-        raise _LoadError(f"cannot load {name}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _policy_commands(policy: PolicyFile | None, args: argparse.Namespace) -> FrozenHookRegistry:
-    """The ``[[hook]]`` commands of the policy file, then those of ``--claude-settings``:
-    asked after the rules, before user hooks."""
-    registry = HookRegistry()
-    for configured in policy.hooks if policy is not None else ():
-        configured.register(registry)
-    for settings in args.claude_settings:
-        for configured in load_claude_settings(settings, project_dir=args.workdir):
-            configured.register(registry)
-    return registry.freeze()
-
-
-def _load_hooks(specs: Iterable[str]) -> FrozenHookRegistry:
-    combined = HookRegistry().freeze()
-    for spec in specs:
-        loaded = _load_object(spec)
-        if isinstance(loaded, HookRegistry):
-            loaded = loaded.freeze()
-        if not isinstance(loaded, FrozenHookRegistry):
-            raise _LoadError(f"{spec} is a {type(loaded).__name__}, not a HookRegistry")
-        combined = combined.then(loaded)
-    return combined
-
-
-def _load_tools(specs: Iterable[str]) -> list[Tool]:
-    tools: list[Tool] = []
-    for spec in specs:
-        loaded = _load_object(spec)
-        candidates: list[object] = (
-            list(cast(Iterable[object], loaded)) if isinstance(loaded, list | tuple) else [loaded]
-        )
-        for candidate in candidates:
-            if not all(hasattr(candidate, name) for name in ("name", "parameters", "call")):
-                raise _LoadError(f"{spec}: {candidate!r} is not a tool (use @tool)")
-            tools.append(cast(Tool, candidate))
-    return tools

@@ -13,11 +13,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from llm_worker import Item, Message, Summary, ToolCall, ToolResult
+from llm_worker import Item, Message, Paused, Summary, ToolCall, ToolResult
 
+from ._cli_decisions import ask_decisions
 from ._pod import PodResult
-from ._showcase import SHOWCASE_PROMPT, SHOWCASE_RULES, build_showcase_pod
-from ._trace import TraceEvent
+from ._showcase import SHOWCASE_ANSWERS, SHOWCASE_PROMPT, SHOWCASE_RULES, build_showcase_pod
+from ._trace import TraceEvent, decided_by
 
 __all__ = ["history_table", "render_trace_event", "run_demo"]
 
@@ -73,8 +74,20 @@ async def _demo(console: Console) -> PodResult:
     console.print("Permission rules (registered before the user's hooks):", style="bold")
     console.print(Text(SHOWCASE_RULES, style="dim"))
     console.print(f"[bold]user:[/] {SHOWCASE_PROMPT}\n")
-    pod = build_showcase_pod(lambda event: console.print(render_trace_event(event)))
+    paused_by: list[str | None] = [None]
+
+    def show(event: TraceEvent) -> None:
+        if event.decision is not None and event.decision.startswith("Pause"):
+            paused_by[0] = decided_by(event.decision)
+        console.print(render_trace_event(event))
+
+    pod = build_showcase_pod(show)
     result = await pod.run(SHOWCASE_PROMPT)
+    answers = list(SHOWCASE_ANSWERS)
+    while isinstance(result, Paused):  # a human answers, as `pod run` asks in a terminal
+        answer = ask_decisions(result, decided_by=paused_by[0], console=console, answers=answers)
+        del answers[: len(answer.decisions)]
+        result = await pod.resume(answer.decisions)
     console.print()
     console.print(history_table(pod.history))
     console.print(f"[bold green]{type(result).__name__}[/] after turn {result.turn}")

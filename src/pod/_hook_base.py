@@ -15,6 +15,8 @@ At run time both behave like the functions they are: nothing is wrapped.
 
 from __future__ import annotations
 
+import inspect
+import typing
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic, Protocol, TypeVar, final, overload
@@ -134,6 +136,41 @@ def hook(event: HookEvent[InputT, DecisionT], /) -> _HookDecorator[InputT, Decis
     if not any(event is known for known in events.CATALOGUE):
         raise UnknownEventError(event)
     return _HookDecorator(event)
+
+
+def input_mismatch(fn: Callable[..., object], event: HookEvent[Any, Any]) -> str | None:
+    """Say why ``fn``'s annotated Input does not fit ``event``, or ``None`` if it fits.
+
+    Only an annotation that resolves to a pydantic model which is not ``event``'s Input (or a
+    base of it) is a mismatch: unannotated hooks, ``object`` and unresolvable postponed
+    annotations are left to the type checkers.
+    """
+    annotated = _annotated_input(fn)
+    if (
+        annotated is None
+        or not issubclass(annotated, BaseModel)
+        or issubclass(event.input_type, annotated)
+    ):
+        return None
+    fits = [known.name.upper() for known in events.CATALOGUE if known.input_type is annotated]
+    where = f" (the Input of {', '.join(fits)})" if fits else ""
+    return (
+        f"it takes {annotated.__name__}{where}, but {event.name.upper()} gives "
+        f"{event.input_type.__name__}"
+    )
+
+
+def _annotated_input(fn: Callable[..., object]) -> type | None:
+    function: object = fn
+    if not (inspect.isfunction(fn) or inspect.ismethod(fn)):
+        function = getattr(type(fn), "__call__", None)  # noqa: B004  # a hook object
+    try:
+        first = next(iter(inspect.signature(fn).parameters.values()), None)
+        hints = typing.get_type_hints(function)
+    except Exception:  # unresolvable annotations: nothing to compare at run time
+        return None
+    annotation = hints.get(first.name) if first is not None else None
+    return annotation if isinstance(annotation, type) else None
 
 
 def declared_event(fn: object) -> HookEvent[Any, Any] | None:

@@ -22,6 +22,9 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import os
+import sys
+import traceback
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from types import CoroutineType
 from typing import (
@@ -60,7 +63,7 @@ from llm_worker import (
 from . import events
 from ._command_hook import CommandHook
 from ._errors import PodUsageError, RegistryFrozenError, UnknownEventError
-from ._hook_base import declared_event
+from ._hook_base import declared_event, input_mismatch
 from ._permissions import PermissionHook
 from .events import HookEvent
 
@@ -115,9 +118,47 @@ class _EventHooks(NamedTuple):
 
 
 def _hook_name(fn: Callable[..., object]) -> str:
-    module = getattr(fn, "__module__", None) or "?"
-    qualname = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+    """The hook's qualified name, by its public path when a package re-exports it
+    (``pod.PermissionHook``, not ``pod._permissions.PermissionHook``)."""
+    named: object = fn if hasattr(fn, "__qualname__") else type(fn)
+    module = getattr(named, "__module__", None) or "?"
+    qualname: str = getattr(named, "__qualname__", None) or type(fn).__qualname__
+    if module.startswith("_") or "._" in module:
+        package = sys.modules.get(module.partition(".")[0])
+        outer = qualname.partition(".")[0]
+        defining = sys.modules.get(module)
+        exported = package is not None and defining is not None
+        if exported and getattr(package, outer, None) is getattr(defining, outer, object()):
+            module = package.__name__ if package is not None else module
     return f"{module}.{qualname}"
+
+
+def _raised(fn: Callable[..., object], exc: BaseException) -> str:
+    """``raised KeyError: 'b' at hooks.py:12``: the line is the innermost frame of the
+    traceback in the file the hook is defined in (else the innermost frame of all)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    home = _defining_file(fn)
+    own = [frame for frame in frames if home is not None and frame.filename == home]
+    where = (own or frames)[-1:] if frames else []
+    place = f" at {_shown_path(where[0].filename)}:{where[0].lineno}" if where else ""
+    return f"raised {type(exc).__name__}: {exc}{place}"
+
+
+def _shown_path(filename: str) -> str:
+    """Relative to the working folder when inside it (shorter, and what users type)."""
+    path = os.path.abspath(filename)
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
+
+
+def _defining_file(fn: Callable[..., object]) -> str | None:
+    code = getattr(fn, "__code__", None) or getattr(
+        getattr(type(fn), "__call__", None),  # noqa: B004  # a hook object's __call__
+        "__code__",
+        None,
+    )
+    filename = getattr(code, "co_filename", None)
+    return filename if isinstance(filename, str) else None
 
 
 def _reads_only(fn: object) -> bool:
@@ -297,6 +338,11 @@ class HookRegistry:
                     f"{name} is declared with @hook({declared.name.upper()}); "
                     f"it cannot be registered on {event.name.upper()}"
                 )
+            mismatch = input_mismatch(fn, event)
+            if mismatch is not None:
+                raise PodUsageError(
+                    f"{name} cannot be registered on {event.name.upper()}: {mismatch}"
+                )
             registration = _Registration(
                 event.name, fn, name, _is_async(fn), _reads_only(fn), on_error, timeout
             )
@@ -451,7 +497,7 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
                 problem = (
                     f"timed out after {registration.timeout}s"
                     if isinstance(exc, TimeoutError)
-                    else f"raised {type(exc).__name__}: {exc}"
+                    else _raised(registration.fn, exc)
                 )
             else:
                 decision_type = type(decision)
@@ -497,6 +543,7 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
         error = HookFailedError(
             event=registration.event_name.upper(), hook=registration.name, problem=problem
         )
+        _log.debug("%s", error, exc_info=exc)
         if registration.on_error == "deny":
             return Skip(reason=str(error))
         if registration.on_error == "ignore":

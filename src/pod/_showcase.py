@@ -3,10 +3,11 @@
 ``build_showcase_pod(trace)`` returns a Pod on a scripted model (no network) with the three
 interceptors and a ``PermissionHook`` loaded from TOML; ``await pod.run(SHOWCASE_PROMPT)``
 then shows, through ``trace``: a tool output truncated, a call denied by a rule (a user
-hook registered after the policy is never asked), an allowed call, a notification pushed
-from another thread and flushed before the next request, a call denied by the default,
-and a compaction (the interceptor yields, the Pod summarises, the hooks see the smaller
-counts). ``make demo`` renders it.
+hook registered after the policy is never asked), a call the policy allows and a user hook
+pauses for a human (``SHOWCASE_ANSWERS`` approves it), a notification pushed from another
+thread and flushed before the next request, a call denied by the default, and a compaction
+(the interceptor yields, the Pod summarises, the hooks see the smaller counts).
+``make demo`` renders it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Final
 from llm_worker import (
     Continue,
     LlmRequest,
+    Pause,
     ScriptedCall,
     ScriptedClient,
     ScriptedReply,
@@ -30,9 +32,12 @@ from ._registry import HookRegistry
 from ._settings import PodSettings
 from ._trace import Tracer
 
-__all__ = ["SHOWCASE_PROMPT", "SHOWCASE_RULES", "build_showcase_pod"]
+__all__ = ["SHOWCASE_ANSWERS", "SHOWCASE_PROMPT", "SHOWCASE_RULES", "build_showcase_pod"]
 
 SHOWCASE_PROMPT: Final = "Clean the build directory, then tell me what the project contains."
+
+SHOWCASE_ANSWERS: Final = ("approve",)
+"""The scripted human's answers to the showcase's one pause (the ``ls``)."""
 
 SHOWCASE_RULES: Final = """\
 # The showcase's permission rules: first match wins; anything else is denied.
@@ -91,8 +96,9 @@ _SCRIPT: Final = (
 def build_showcase_pod(trace: Tracer) -> Pod:
     """Return the showcase Pod; ``trace`` receives every interceptor action and hook decision.
 
-    Run it with ``await pod.run(SHOWCASE_PROMPT)``; it finishes after five model requests
-    and one compaction summary.
+    Run it with ``await pod.run(SHOWCASE_PROMPT)``: it pauses once (a user hook asks for a
+    human before ``ls``); ``resume`` with the call approved finishes it, after five model
+    requests and one compaction summary.
     """
     agent_requests: list[int] = []
 
@@ -120,8 +126,11 @@ def build_showcase_pod(trace: Tracer) -> Pod:
     audit = HookRegistry()
 
     @audit.on(events.PRE_TOOL_CALL)
-    def approve_everything(call: ToolCallSummary) -> Continue:
-        """A user hook that would approve anything: it never sees a call the policy denied."""
+    def confirm_shell(call: ToolCallSummary) -> Continue | Pause:
+        """A user hook asking a human before any shell command: it never sees a call the
+        policy denied (the ``rm``), only the ones the policy let through (the ``ls``)."""
+        if call.tool_name == "shell":
+            return Pause(reason="shell commands need a human's OK")
         return Continue()
 
     pod = Pod(

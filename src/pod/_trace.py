@@ -35,7 +35,7 @@ from . import events
 from ._registry import FrozenHookRegistry
 from .events import HookEvent
 
-__all__ = ["TraceEvent", "TraceSource", "Tracer", "TracingHookPort"]
+__all__ = ["TraceEvent", "TraceSource", "Tracer", "TracingHookPort", "decided_by"]
 
 TraceSource: TypeAlias = Literal["interceptor", "hooks", "pod"]
 """Who acted: an internal interceptor, the hooks of an event, or the Pod itself."""
@@ -79,6 +79,15 @@ def describe_decision(decision: Continue | Skip | Abort | Pause | None) -> str:
             return f"Pause: {reason}" if reason else "Pause"
 
 
+_BY: Final = " (by "
+
+
+def decided_by(decision: str) -> str | None:
+    """The hook named in a traced decision (``"Pause: why (by my.hook)"`` -> ``my.hook``)."""
+    head, marker, name = decision.rpartition(_BY)
+    return name[:-1] if marker and head and name.endswith(")") else None
+
+
 def _preview(text: str, limit: int = _ARGUMENTS_PREVIEW) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -99,7 +108,7 @@ class TracingHookPort:
         decision = await self._hooks.dispatch(event, info, on_decided=deciders.append)
         described = describe_decision(decision)  # type: ignore[arg-type]  # a decision or None
         if deciders:
-            described += f" (by {deciders[0]})"
+            described += f"{_BY}{deciders[0]})"
         self._trace(
             TraceEvent(
                 source="hooks", actor=event.name.upper(), message=message, decision=described

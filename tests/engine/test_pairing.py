@@ -131,6 +131,7 @@ async def test_a_failing_hook_aborts_the_run_with_a_well_formed_history() -> Non
     assert isinstance(result, Aborted)
     assert result.reason == (
         f"hook {__name__}.{broken.__qualname__} on PRE_TOOL_CALL failed: raised KeyError: 'rules'"
+        f" at tests/engine/test_pairing.py:{broken.__code__.co_firstlineno + 2}"
     )
     assert result.error_type == "HookFailedError"
     assert len(contents(worker)) == 2

@@ -114,6 +114,7 @@ async def test_a_raising_hook_fails_closed_naming_the_hook_and_the_error() -> No
     assert str(info.value) == (
         f"hook {__name__}.{broken.__qualname__} on PRE_TOOL_CALL failed: "
         "raised ValueError: bad rule file"
+        f" at tests/hooks/test_registry.py:{broken.__code__.co_firstlineno + 2}"
     )
     assert isinstance(info.value.__cause__, ValueError)
 
@@ -135,14 +136,15 @@ async def test_deny_policy_skips_the_call_and_ignore_policy_logs_and_continues(
     denying.on(events.PRE_TOOL_CALL, broken, on_error="deny")
     decision = await denying.freeze().pre_tool_call(CALL)
     assert isinstance(decision, Skip)
-    assert decision.reason.endswith("failed: raised RuntimeError: boom")
+    assert "failed: raised RuntimeError: boom at tests/hooks/" in decision.reason
 
     ignoring = Registry()
     ignoring.on(events.PRE_TOOL_CALL, broken, on_error="ignore")
     ignoring.on(events.PRE_TOOL_CALL, lambda call: Pause(reason="ask"))
     with caplog.at_level(logging.WARNING, logger="pod.hooks"):
         assert await ignoring.freeze().pre_tool_call(CALL) == Pause(reason="ask")
-    assert "raised RuntimeError: boom (ignored: on_error='ignore')" in caplog.text
+    assert "raised RuntimeError: boom at tests/hooks/" in caplog.text
+    assert "(ignored: on_error='ignore')" in caplog.text
 
 
 async def test_a_slow_hook_times_out_under_its_policy() -> None:

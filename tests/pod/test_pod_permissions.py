@@ -343,6 +343,6 @@ def test_the_pod_puts_the_policy_first_and_freezes_the_user_registry() -> None:
     registry.on(events.PRE_TOOL_CALL, mine)
     pod = Pod(ScriptedClient(), hooks=registry, permissions=PermissionHook(default="allow"))
     names = pod.hooks.hooks_for(events.PRE_TOOL_CALL)
-    assert names == ("pod._permissions.PermissionHook", f"{__name__}.{mine.__qualname__}")
+    assert names == ("pod.PermissionHook", f"{__name__}.{mine.__qualname__}")
     with pytest.raises(RegistryFrozenError):
         registry.on(events.PRE_TOOL_CALL, mine)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -62,6 +63,22 @@ def no_provider_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "200")
 
 
+def pod_with_one_output(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m pod ARGV`` with stderr and stdout in one stream, as a terminal shows
+    them (no provider variables from the environment)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
+    return subprocess.run(
+        [sys.executable, "-m", "pod", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=60,
+        check=False,
+    )
+
+
 def queue_session(server: Any, provider: str, *, stream: bool) -> None:
     for name in ("reply1_two_calls", "reply2_text_and_calls", "reply3_text"):
         if stream:
@@ -90,11 +107,16 @@ def test_pod_run_completes_a_multi_tool_session(
         "--max-retries=0",
     ]
     code = main([*argv, "--stream"] if stream else argv)
-    out = capsys.readouterr().out
-    assert code == 0, out
-    assert FINAL in out
-    assert " ".join(out.split()).count("hooks PRE_TOOL_CALL") == 4
-    assert "TURN_END" in out
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    # stdout holds the answer alone, once (streamed or not); the trace is on stderr
+    assert captured.out.splitlines()[-1].startswith(FINAL)
+    assert captured.out.count(FINAL) == 1
+    assert "PRE_TOOL_CALL" not in captured.out
+    trace = " ".join(captured.err.split())
+    assert trace.count("hooks PRE_TOOL_CALL") == 4
+    assert "TURN_END" in trace
+    assert "3 requests · 4 tool calls · " in trace
     assert len(server.requests) == 3
     tool_names = {
         tool.get("name") or tool["function"]["name"] for tool in server.requests[0].body["tools"]
@@ -119,9 +141,10 @@ def test_pod_run_applies_permission_rules(
             f"--rules={rules}",
         ]
     )
-    out = " ".join(capsys.readouterr().out.split())
+    err = " ".join(capsys.readouterr().err.split())
     assert code == 0
-    assert 'add({"a":2,"b":3}) -> Skip: no permission rule allows this call to add' in out
+    assert 'add({"a":2,"b":3}) -> Skip: no permission rule allows this call to add' in err
+    assert "(by pod.PermissionHook)" in err
     third = server.requests[2].body["messages"]
     denied = [m for m in third if m["role"] == "tool" and "skipped" in m["content"]]
     assert len(denied) == 1
@@ -135,7 +158,7 @@ def test_pod_run_applies_permission_rules(
         (["--model=openai:m"], 3, "OPENAI_API_KEY"),
         (["--model=openai:m", "--api-key=k", "--hooks=json:dumps"], 2, "not a HookRegistry"),
         (["--model=openai:m", "--api-key=k", "--tools=no_such_module_x:T"], 2, "cannot import"),
-        (["--model=openai:m", "--api-key=k", "--rules=/no/such/rules.toml"], 2, "No such file"),
+        (["--model=openai:m", "--api-key=k", "--rules=/no/such/rules.toml"], 2, "no such file"),
     ],
 )
 def test_pod_run_usage_errors_have_clear_messages_and_exit_codes(
@@ -208,6 +231,7 @@ def test_ctrl_c_cancels_cleanly_and_says_so(server: Any, tools_file: Path) -> No
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        cwd=tools_file.parent,
     )
     started = tools_file.with_name("started")
     deadline = time.monotonic() + 30
@@ -220,6 +244,13 @@ def test_ctrl_c_cancels_cleanly_and_says_so(server: Any, tools_file: Path) -> No
     assert "cancelled: the run was interrupted; the history is well-formed (3 items" in " ".join(
         err.split()
     )
+    saved = re.search(r"^saved: (\S+)$", err, re.MULTILINE)
+    assert saved, err
+    assert f"continue: pod resume {saved.group(1)} PROMPT" in err
+    document = json.loads((tools_file.parent / saved.group(1)).read_text())
+    assert document["paused"] is None
+    [result] = [i for i in document["pod"]["worker"]["history"] if i["kind"] == "tool_result"]
+    assert result["call_id"] == "call_slow"
 
 
 def test_pod_run_loads_command_hooks_from_the_rules_file(
@@ -268,10 +299,103 @@ def test_pod_run_loads_command_hooks_from_the_rules_file(
             f"--rules={rules}",
         ]
     )
-    out = " ".join(capsys.readouterr().out.split())
+    err = " ".join(capsys.readouterr().err.split())
     assert code == 0
-    assert 'get_weather({"city":"Atlantis"}) -> Skip: Atlantis is fictional' in out
-    assert 'get_weather({"city":"Paris"}) -> Continue' in out
+    assert 'get_weather({"city":"Atlantis"}) -> Skip: Atlantis is fictional' in err
+    assert 'get_weather({"city":"Paris"}) -> Continue' in err
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_streamed_text_and_the_trace_never_share_a_line(
+    server: Any, tools_file: Path, provider: str
+) -> None:
+    queue_session(server, provider, stream=True)
+    done = pod_with_one_output(
+        "run",
+        "weather and sum",
+        f"--model={provider}:test-model",
+        f"--base-url={server.url}" + ("/v1" if provider == "openai" else ""),
+        "--api-key=k",
+        f"--tools={tools_file}:TOOLS",
+        "--stream",
+        cwd=tools_file.parent,
+    )
+    assert done.returncode == 0, done.stdout
+    lines = done.stdout.splitlines()
+    trace = [line for line in lines if line.startswith("  hooks ")]
+    assert len(trace) > 5
+    # No trace text anywhere but at the start of a line, and the answer once.
+    assert sum(line.count("hooks ") for line in lines) == len(trace)
+    assert sum(line.count(FINAL) for line in lines) == 1
+
+
+def test_json_lines_with_stream_carry_the_text_chunks(
+    server: Any, tools_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    queue_session(server, "openai", stream=True)
+    argv = [
+        "run",
+        "weather and sum",
+        "--model=openai:test-model",
+        f"--base-url={server.url}/v1",
+        "--api-key=k",
+        f"--tools={tools_file}:TOOLS",
+        "--stream",
+        "--json",
+    ]
+    assert main(argv) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    chunks = [line["text"] for line in lines if line["type"] == "text"]
+    assert len(chunks) > 3
+    assert "".join(chunks).endswith(lines[-1]["text"])
+    assert lines[-1]["type"] == "result"
+    assert lines[-1]["status"] == "finished"
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_an_authentication_failure_speaks_cli(
+    server: Any, provider: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server.reply_json(f"{provider}_error_401.json", status=401)
+    code = main(
+        [
+            "run",
+            "hello",
+            f"--model={provider}:m",
+            f"--base-url={server.url}" + ("/v1" if provider == "openai" else ""),
+            "--api-key=wrong",
+            "--max-retries=0",
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 4
+    [line] = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert line.startswith("error: aborted: model request failed: ")
+    assert f"(set --api-key or {provider.upper()}_API_KEY)" in line
+    assert "api_key=" not in err
+
+
+def test_a_cut_stream_does_not_glue_its_text_to_the_abort_line(
+    server: Any, tools_file: Path
+) -> None:
+    server.reply_sse("openai_reply3_text.sse", cut_at_event=4)
+    done = pod_with_one_output(
+        "run",
+        "hello",
+        "--model=openai:m",
+        f"--base-url={server.url}/v1",
+        "--api-key=k",
+        "--max-retries=0",
+        "--stream",
+        cwd=tools_file.parent,
+    )
+    assert done.returncode == 4, done.stdout
+    lines = done.stdout.splitlines()
+    [abort] = [line for line in lines if "aborted:" in line]
+    assert abort.startswith("error: aborted: model request failed")
+    streamed = lines[lines.index(abort) - 2]  # the partial text, then the ABORT trace line
+    assert streamed
+    assert not streamed.startswith(("  hooks", "error"))
 
 
 def test_pod_run_refuses_a_rule_for_a_missing_tool_before_any_request(
@@ -290,10 +414,10 @@ def test_pod_run_refuses_a_rule_for_a_missing_tool_before_any_request(
         ]
     )
     assert code == 2
-    assert " ".join(capsys.readouterr().err.split()) == (
-        f"error: {rules}, line 3: [[rule]] 1: tool 'read-file' matches no tool of this run "
+    assert (
+        f"{rules}, line 3: [[rule]] 1: tool 'read-file' matches no tool of this run "
         "(tools: list_files, read_file); fix the name or remove the rule"
-    )
+    ) in " ".join(capsys.readouterr().err.split())
     assert server.requests == []
 
 
@@ -316,7 +440,7 @@ def test_pod_run_refuses_a_missing_hook_cwd_before_any_request(
     )
     assert code == 2
     err = " ".join(capsys.readouterr().err.split())
-    assert err.startswith(f"error: {rules}, line 5: [[hook]] 1: cwd 'gone' is not a folder")
+    assert f"{rules}, line 5: [[hook]] 1: cwd 'gone' is not a folder" in err
     assert server.requests == []
 
 
@@ -363,7 +487,7 @@ def test_pod_run_runs_claude_code_hooks_from_a_settings_file(
             f"--claude-settings={settings}",
         ]
     )
-    out = " ".join(capsys.readouterr().out.split())
+    err = " ".join(capsys.readouterr().err.split())
     assert code == 0
-    assert 'get_weather({"city":"Atlantis"}) -> Skip: Atlantis is fictional' in out
-    assert 'get_weather({"city":"Paris"}) -> Continue' in out
+    assert 'get_weather({"city":"Atlantis"}) -> Skip: Atlantis is fictional' in err
+    assert 'get_weather({"city":"Paris"}) -> Continue' in err

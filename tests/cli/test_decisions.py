@@ -1,0 +1,79 @@
+"""The shared decision options and prompt (`pod resume`, and the durable-run commands)."""
+
+from __future__ import annotations
+
+import argparse
+import io
+
+from rich.console import Console
+
+from llm_worker import Abort, Continue, Paused, PendingCall, Skip
+from pod._cli_decisions import (
+    Answer,
+    add_decision_arguments,
+    ask_decisions,
+    decisions_from_arguments,
+)
+
+PAUSED = Paused(
+    point="pre_tool_call",
+    reason="needs a human",
+    turn=0,
+    pending_calls=(
+        PendingCall(call_id="c1", tool_name="shell", arguments='{"command": "ls"}'),
+        PendingCall(call_id="c2", tool_name="shell", arguments="not json"),
+    ),
+)
+AT_TURN_END = Paused(point="turn_end", reason="review the answer", turn=0)
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    add_decision_arguments(parser)
+    return parser.parse_args(argv)
+
+
+def test_options_become_decisions() -> None:
+    answer = decisions_from_arguments(parse("--approve=c1", "--skip", "c2=not now"), PAUSED)
+    assert answer == Answer({"c1": Continue(), "c2": Skip(reason="not now")})
+    assert decisions_from_arguments(parse("--skip=c2"), PAUSED) == Answer(
+        {"c2": Skip(reason="skipped by the user")}
+    )
+
+
+def test_abort_aborts_at_the_first_pending_call_or_ends_a_pause_without_calls() -> None:
+    assert decisions_from_arguments(parse("--abort"), PAUSED) == Answer(
+        {"c1": Abort(reason="aborted by the user")}
+    )
+    assert decisions_from_arguments(parse("--abort"), AT_TURN_END) == Answer(end_run=True)
+    assert decisions_from_arguments(parse("--abort", "--approve=c1"), PAUSED) == [
+        "--abort ends the run: it cannot be combined with --approve or --skip"
+    ]
+
+
+def scripted(paused: Paused, *answers: str) -> tuple[Answer, str]:
+    out = io.StringIO()
+    answer = ask_decisions(
+        paused,
+        decided_by="my_hooks.ask",
+        console=Console(file=out, width=200, color_system=None),
+        answers=answers,
+    )
+    return answer, out.getvalue()
+
+
+def test_the_prompt_asks_per_call_and_stops_at_abort() -> None:
+    answer, shown = scripted(PAUSED, "skip", "too risky")
+    assert answer == Answer({"c1": Skip(reason="too risky"), "c2": Continue()})  # c2: default
+    assert shown.splitlines()[0] == "paused at pre_tool_call by my_hooks.ask: needs a human"
+    assert '"command": "ls"' in shown
+    assert "not json" in shown  # arguments that are not JSON are shown as written
+    answer, _ = scripted(PAUSED, "abort")
+    assert answer == Answer({"c1": Abort(reason="aborted by the user")})
+
+
+def test_a_pause_without_calls_asks_continue_or_abort() -> None:
+    answer, shown = scripted(AT_TURN_END, "abort")
+    assert answer == Answer(end_run=True)
+    assert "continue or abort? abort (scripted)" in shown
+    assert scripted(AT_TURN_END, "continue")[0] == Answer()
