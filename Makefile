@@ -28,8 +28,11 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q
 
-# The pod_mypy suite: pytest-mypy-plugins cases (one shared, persistent mypy cache), the
+# The pod_mypy suite: pytest-mypy-plugins cases, checked many to one mypy build by
+# typing_tests/_mypy_batch (docs/contributing.md; caches persist under .mypy_testing), the
 # incremental-cache test, and typing_tests/assert_type checked by both mypy and pyright.
+# PATH: a case that runs alone, or fails in its shared build, is run by pytest-mypy-plugins,
+# which finds `mypy` on PATH.
 TYPING_BASE := $(abspath .mypy_testing)
 typing: $(STAMP)
 	mkdir -p $(TYPING_BASE)
