@@ -7,6 +7,7 @@ only the plugin's indirect dependencies make mypy re-check ``hooks.py``.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -96,3 +97,49 @@ def test_a_warm_cache_rechecks_a_hook_when_a_class_it_reaches_changes(tmp_path: 
     (tmp_path / "engine.py").write_text(ENGINE)
     status, out, _ = _mypy(tmp_path)
     assert (status, out.strip()) == (0, "Success: no issues found in 1 source file")
+
+
+CONFIG_MODULE = """\
+LIMIT = 3
+"""
+CONFIG_MODULE_DERIVED = """\
+from llm_worker import ScriptedClient, Worker
+
+WORKER = Worker(ScriptedClient([]))
+LIMIT = WORKER.context.clear
+"""
+LIMIT_HOOKS = """\
+from config import LIMIT
+from pod import Continue, HookRegistry, PreToolDecision, ToolCallSummary, events
+
+registry = HookRegistry()
+
+
+@registry.on(events.PRE_TOOL_CALL)
+def limit(call: ToolCallSummary) -> PreToolDecision:
+    print(LIMIT)
+    return Continue()
+"""
+LIMIT_ERROR = (
+    'hooks.py:9: error: "LIMIT" of module "config" has type "Callable[[], None]", which could '
+    "hold anything: hook code may use another module's values only when their type is deeply "
+    'immutable or closed (in hook "limit")  [hook-boundary]'
+)
+
+
+def test_a_warm_cache_answers_as_a_cold_one_for_an_imported_value(tmp_path: Path) -> None:
+    (tmp_path / "mypy.ini").write_text(CONFIG)
+    (tmp_path / "config.py").write_text(CONFIG_MODULE)
+    (tmp_path / "hooks.py").write_text(LIMIT_HOOKS)
+
+    status, out, _ = _mypy(tmp_path)
+    assert (status, out.strip()) == (0, "Success: no issues found in 1 source file")
+
+    (tmp_path / "config.py").write_text(CONFIG_MODULE_DERIVED)
+    status, out, log = _mypy(tmp_path)
+    assert "Metadata fresh for hooks:" in log  # a warm run: hooks.py itself is unchanged
+    assert (status, out.splitlines()[0]) == (1, LIMIT_ERROR)
+
+    shutil.rmtree(tmp_path / ".cache")
+    status, cold, _ = _mypy(tmp_path)
+    assert (status, cold) == (1, out)

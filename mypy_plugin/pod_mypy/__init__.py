@@ -9,5 +9,5 @@ from .plugin import plugin as plugin
 
 __all__ = ["__version__", "plugin"]
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 """mypy invalidates its cache when this (or this file) changes."""

@@ -11,21 +11,25 @@ from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Final, final
 
-from mypy.nodes import MypyFile, TypeInfo
+from mypy.nodes import Expression, MypyFile, TypeInfo
 from mypy.plugin import FunctionContext, MethodContext
+from mypy.server.subexpr import get_subexpressions
 from mypy.types import Type
 
 from ._consts import (
     HOOK_BASE_INIT_SUBCLASS,
+    HOOK_BOUNDARY,
     HOOK_DECORATOR_CALL,
     HOOK_EVENT,
     PRIVILEGED,
     REGISTRY_DECORATOR_CALL,
     REGISTRY_ON,
 )
-from ._features import boundary, immutability, registration
+from ._features import boundary, immutability, open_registration, registration
 from ._hooks import Collector
+from ._origin import is_library
 from ._reach import Reach
+from ._report import record_finding
 
 __all__ = ["FUNCTION_HOOKS", "METHOD_HOOKS", "Checks"]
 
@@ -48,8 +52,8 @@ def _is_privileged(info: TypeInfo) -> bool:
 class Checks:
     """Everything one build of the plugin checks with."""
 
-    def __init__(self) -> None:
-        self._collector = Collector()
+    def __init__(self, trusted: frozenset[str] = frozenset()) -> None:
+        self._collector = Collector(trusted)
         self._reach = Reach(_is_privileged)
         self._method_hooks = {
             name: partial(callback, self._collector) for name, callback in METHOD_HOOKS.items()
@@ -63,9 +67,27 @@ class Checks:
     def method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
         return self._method_hooks.get(fullname)
 
-    def module_checked(self, file: MypyFile) -> set[str]:
+    def module_checked(self, file: MypyFile, modules: dict[str, MypyFile]) -> set[str]:
         """Check the hook code of ``file``; return its extra indirect dependencies."""
         hooks = self._collector.take(file.fullname)
+        scan = not is_library(file.fullname, modules) and open_registration.imports_pod(file)
+        if hooks is None and not scan:
+            return set()
+        # One traversal of the module serves both checks.
+        expressions = get_subexpressions(file)
+        if scan:
+            self._report_open_registrations(file, expressions)
         if hooks is None:
             return set()
-        return boundary.check_module(hooks, self._reach) - {file.fullname}
+        return boundary.check_module(hooks, self._reach, expressions) - {file.fullname}
+
+    def _report_open_registrations(self, file: MypyFile, expressions: list[Expression]) -> None:
+        found = open_registration.open_registrations(file, expressions)
+        checker = self._collector.any_checker
+        if not found or checker is None:
+            return
+        errors = checker.errors
+        errors.set_file(file.path, file.fullname, checker.options)
+        for line, column, message in found:
+            record_finding(file.path, line, message, HOOK_BOUNDARY)
+            errors.report(line, column, message, code=HOOK_BOUNDARY)

@@ -17,8 +17,12 @@ SUPPORTED_MYPY: Final = ((2, 4), (2, 5))
 
 PRIVILEGED: Final = "llm_worker._privilege.Privileged"
 """The marker base: a class with it in its MRO is on the privileged side of the boundary."""
+EVENTS_MODULE: Final = "pod.events"
+"""The event catalogue's module: events are named from its ``HookEvent`` variables."""
 HOOK_EVENT: Final = "pod.events.HookEvent"
 """The catalogue's event type, ``HookEvent[Input, Output]``."""
+REGISTRY_CLASS: Final = "pod._registry.HookRegistry"
+"""The registry: its ``on`` must be called directly."""
 REGISTRY_ON: Final = "pod._registry.HookRegistry.on"
 """``registry.on(EVENT, fn)`` and ``registry.on(EVENT)``."""
 REGISTRY_DECORATOR_CALL: Final = "pod._registry._Decorator.__call__"
@@ -46,6 +50,7 @@ METHOD_HOOK_NAMES: Final = frozenset(
 LIBRARY_FULLNAMES: Final = (
     PRIVILEGED,
     HOOK_EVENT,
+    REGISTRY_CLASS,
     REGISTRY_ON,
     REGISTRY_DECORATOR_CALL,
     HOOK_BASE,
@@ -113,6 +118,48 @@ ESCAPE_CALLABLES: Final = frozenset(
     }
 )
 """Functions that reach objects by name or through the interpreter's state."""
+PROCESS_WIDE_CALLS: Final = frozenset(
+    {
+        "atexit.register",
+        "sys.addaudithook",
+        "sys.settrace",
+        "sys.setprofile",
+        "sys.set_asyncgen_hooks",
+        "threading.settrace",
+        "threading.setprofile",
+        "threading.settrace_all_threads",
+        "threading.setprofile_all_threads",
+        "signal.signal",
+        "copyreg.pickle",
+        "codecs.register",
+        "faulthandler.register",
+        "logging.setLoggerClass",
+        "logging.setLogRecordFactory",
+        "asyncio.set_event_loop_policy",
+        "asyncio.events.set_event_loop_policy",
+        "os.register_at_fork",
+        "posix.register_at_fork",
+        "_signal.signal",
+        "_thread.settrace",
+    }
+)
+"""Functions that install a process-wide callback: not allowed in a module with hook code."""
+PROCESS_WIDE_METHODS: Final = frozenset(
+    {
+        "addHandler",
+        "addFilter",
+        "set_exception_handler",
+        "set_task_factory",
+        "append",
+        "insert",
+        "extend",
+        "__setitem__",
+        "update",
+    }
+)
+"""Methods that install one on a logger, handler or loop, or change an interpreter list."""
+PROCESS_WIDE_LISTS: Final = frozenset({"sys.meta_path", "sys.path_hooks", "sys.modules"})
+"""Interpreter tables that decide what imports and runs."""
 ESCAPE_MODULES: Final = frozenset({"gc", "ctypes"})
 """Modules that reach any live object (their submodules too)."""
 ESCAPE_ATTRIBUTES: Final = frozenset(
@@ -137,6 +184,30 @@ ESCAPE_ATTRIBUTES: Final = frozenset(
         "cr_frame",
         "ag_frame",
         "cell_contents",
+        "__mro__",
+        "__bases__",
+        "__base__",
+        "__init__",
+        "__new__",
+        "__setstate__",
+        "__getstate__",
+        "__reduce__",
+        "__reduce_ex__",
+        "__set_name__",
+        "__init_subclass__",
+        "__class_getitem__",
+        "__get__",
+        "__set__",
+        "__delete__",
+        "__func__",
+        "__defaults__",
+        "__kwdefaults__",
+        "__self_class__",
+        "__thisclass__",
+        "__pydantic_validator__",
+        "__pydantic_serializer__",
+        "__pydantic_decorators__",
+        "__get_pydantic_core_schema__",
         "__pydantic_extra__",
         "__pydantic_fields_set__",
         "__pydantic_private__",
@@ -174,12 +245,54 @@ REACHES: Final = '{subject} reaches privileged type "{target}"{via}'
 ESCAPE: Final = "{what} is not allowed in hook code"
 IN_HOOK: Final = '{problem} (in hook "{hook}")'
 HELPER_REACHES: Final = 'hook "{hook}" calls "{helper}", where {problem} (line {line})'
+HOLDS: Final = '"{name}" holds a value derived from a privileged object: {origin} (line {line})'
+UNKNOWN_BINDING: Final = (
+    'cannot tell what "{name}" holds: {source} (line {line}) has type {type}, which could '
+    "hold anything (a class with methods: any subclass of it, unless it is @final); give it "
+    "a deeply immutable or closed type, or bind it to a function of this module"
+)
+IMPORTED_OPEN: Final = (
+    '"{name}" of module "{module}" has type {type}, which could hold anything: hook code may '
+    "use another module's values only when their type is deeply immutable or closed"
+)
+HIDDEN_OVERRIDE: Final = (
+    'cannot verify what a "{name}" runs: its subclass "{sub}" in module "{module}" has methods '
+    "the plugin cannot see from here; mark {name} @final, or define {sub} in this module"
+)
+UNVERIFIABLE_CODE: Final = (
+    'cannot verify "{name}" of module "{module}": hook code may run only code of its own '
+    "module, the standard library and installed packages (move it into this module, or list "
+    "the module in pod_mypy's trusted_modules)"
+)
+UNCHECKED_MODULE: Final = (
+    "cannot verify hook code in a module whose errors are all ignored (# mypy: ignore-errors, "
+    "ignore_errors = True): mypy does not check its function bodies"
+)
+HAZARDS: Final = {
+    "unreachable": "code that mypy treats as unreachable",
+    "type_checking": "a TYPE_CHECKING condition (mypy checks only one of its branches)",
+}
+MODULE_FORBIDS: Final = (
+    "{what} is not allowed in a module with hook code (setup code there is checked too)"
+)
+MODULE_HAZARD: Final = (
+    "a TYPE_CHECKING split with an else branch is not allowed in a module with hook code: "
+    "mypy and the run would see different bindings"
+)
 IGNORE_IN_HOOK: Final = (
     '"# type: ignore" at line {line} is not allowed in hook code (in hook "{hook}")'
 )
 UNVERIFIABLE_IMPORTED: Final = (
     'cannot verify hook "{name}" defined in module "{module}": declare it with '
     "@hook(EVENT) there, make it a Hook subclass, or register it in its own module"
+)
+UNVERIFIABLE_DECLARED: Final = (
+    "cannot verify hook: {what} is trusted only when it names a function declared with "
+    "@hook(EVENT) or an instance built from a Hook subclass (a cast or a look-alike is not one)"
+)
+UNTRUSTED_PACKAGE: Final = (
+    'cannot verify hook "{name}" of the installed package "{package}": mypy does not report '
+    "errors in installed packages; list it in pod_mypy's trusted_packages to trust its hooks"
 )
 UNVERIFIABLE_EXPRESSION: Final = (
     "cannot verify hook of type {type}: register a function, a lambda, "

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple, final
 
 from mypy.checker import TypeChecker
+from mypy.maptype import map_instance_to_supertype
 from mypy.nodes import (
     FUNC_NO_INFO,
     LDEF,
@@ -18,15 +19,30 @@ from mypy.nodes import (
     Expression,
     FuncDef,
     FuncItem,
+    LambdaExpr,
     MemberExpr,
+    MypyFile,
     Node,
     OverloadedFuncDef,
     RefExpr,
     TypeInfo,
+    Var,
 )
+from mypy.subtypes import is_same_type
 from mypy.types import CallableType, Instance, Type, TypeType, get_proper_type
+from mypy.typevars import fill_typevars
 
-__all__ = ["Definition", "class_of", "definition", "function_of", "instance_class"]
+from ._consts import EVENTS_MODULE, HOOK_BASE, HOOK_EVENT
+
+__all__ = [
+    "Definition",
+    "class_of",
+    "definition",
+    "event_name",
+    "function_of",
+    "hook_input",
+    "instance_class",
+]
 
 
 @final
@@ -105,3 +121,40 @@ def _function_definition(func: FuncDef, expr: RefExpr, checker: TypeChecker) -> 
         return Definition(func.name, module, func)
     here = func.fullname == f"{module}.{func.name}"
     return Definition(func.name, module if here else func.fullname.rpartition(".")[0], func)
+
+
+def event_name(input_type: Type | None, modules: dict[str, MypyFile]) -> str:
+    """The name of the event in ``pod.events`` whose Input is ``input_type`` ("?" if none):
+    derived from the catalogue module, so a new event is named without a change here."""
+    events = modules.get(EVENTS_MODULE)
+    if input_type is None or events is None:
+        return "?"
+    for name, symbol in events.names.items():
+        node = symbol.node
+        proper = get_proper_type(node.type) if isinstance(node, Var) else None
+        if (
+            isinstance(proper, Instance)
+            and proper.type.fullname == HOOK_EVENT
+            and proper.args
+            and is_same_type(proper.args[0], input_type)
+        ):
+            return name
+    return "?"
+
+
+def hook_input(node: FuncItem | TypeInfo, checker: TypeChecker) -> Type | None:
+    """The Input type a hook function or ``Hook`` subclass takes."""
+    if isinstance(node, TypeInfo):
+        own = fill_typevars(node)
+        base = next((b for b in node.mro if b.fullname == HOOK_BASE), None)
+        if base is None or not isinstance(own, Instance):
+            return None
+        declared = map_instance_to_supertype(own, base).args
+        return declared[0] if declared else None
+    typ = checker.lookup_type_or_none(node) if isinstance(node, LambdaExpr) else node.type
+    signature = get_proper_type(typ)
+    if not isinstance(signature, CallableType) or not signature.arg_types:
+        return None
+    bound = isinstance(node, FuncDef) and node.info is not FUNC_NO_INFO and not node.is_static
+    index = 1 if bound and len(signature.arg_types) > 1 else 0
+    return signature.arg_types[index]

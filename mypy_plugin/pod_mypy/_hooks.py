@@ -18,10 +18,11 @@ from typing import NamedTuple, TypeAlias, final
 
 from mypy.checker import TypeChecker
 from mypy.errorcodes import ErrorCode
-from mypy.nodes import Context, FuncItem, TypeInfo
+from mypy.nodes import Context, FuncItem, TypeInfo, Var
 from mypy.plugin import CheckerPluginInterface
 
 from ._consts import HOOK_BOUNDARY, NEEDS_TYPE_CHECKER
+from ._report import fail
 
 __all__ = ["Collector", "HookNode", "HookSite", "ModuleHooks"]
 
@@ -51,11 +52,16 @@ class HookSite(NamedTuple):
 class ModuleHooks:
     """The hook code of one module and the checker that checked it."""
 
-    __slots__ = ("checker", "errors", "sites")
+    __slots__ = ("checker", "errors", "hook_variables", "sites", "trusted", "verdicts")
 
-    def __init__(self, checker: TypeChecker) -> None:
+    def __init__(self, checker: TypeChecker, trusted: frozenset[str]) -> None:
         self.checker = checker
+        self.trusted = trusted
+        self.hook_variables: list[tuple[Var, Context]] = []
+        """Variables registered as hook instances: each must only ever hold one."""
         self.sites: dict[int, HookSite] = {}
+        self.verdicts: dict[int, int] = {}
+        """Findings per site once walked (0: verified)."""
         """By node identity: callbacks may run more than once for a call (overloads, lambdas)."""
         self.errors: dict[tuple[int, str], tuple[Context, ErrorCode]] = {}
         """Deferred errors, by context identity and message."""
@@ -71,15 +77,20 @@ class ModuleHooks:
         """Report the deferred errors, in line order."""
         ordered = sorted(self.errors.items(), key=lambda entry: entry[1][0].line)
         for (_, message), (context, code) in ordered:
-            self.checker.fail(message, context, code=code)
+            fail(self.checker, message, context, code)
 
 
 @final
 class Collector:
     """Hook code per module, from registration until the module's body walk."""
 
-    def __init__(self) -> None:
+    def __init__(self, trusted: frozenset[str] = frozenset()) -> None:
         self._modules: dict[str, ModuleHooks] = {}
+        self.trusted = trusted
+        """Installed packages whose declared hooks the user trusts (``trusted_packages``)."""
+        self.any_checker: TypeChecker | None = None
+        """A checker of this build: its error list is the build's (modules that register
+        nothing are still scanned for hidden registrations, and reported through it)."""
 
     def module(self, api: CheckerPluginInterface, context: Context) -> ModuleHooks | None:
         """The record of the module ``api`` is checking; ``None`` (and an error) if the
@@ -87,10 +98,11 @@ class Collector:
         if not isinstance(api, TypeChecker):
             api.fail(NEEDS_TYPE_CHECKER.format(api=type(api).__name__), context, code=HOOK_BOUNDARY)
             return None
+        self.any_checker = api
         fullname = api.tree.fullname
         hooks = self._modules.get(fullname)
         if hooks is None or hooks.checker is not api:
-            hooks = self._modules[fullname] = ModuleHooks(api)
+            hooks = self._modules[fullname] = ModuleHooks(api, self.trusted)
         return hooks
 
     def take(self, fullname: str) -> ModuleHooks | None:

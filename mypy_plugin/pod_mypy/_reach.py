@@ -87,6 +87,8 @@ class Reach:
         self._cycle_hits = 0
         self._pending: set[str] = set()
         self._by_type: dict[int, tuple[Type, Path | None]] = {}
+        self._plain: dict[str, tuple[Path | None, frozenset[str]]] = {}
+        """Answers for instances of classes without type arguments, for the whole build."""
         self.touched: set[str] = set()
         """Modules whose classes the answers since :meth:`start_module` depended on."""
 
@@ -101,11 +103,20 @@ class Reach:
         known = self._by_type.get(id(typ))
         if known is not None and known[0] is typ:
             return known[1]
-        found = self._query(typ)
+        proper = get_proper_type(typ)
+        plain = proper.type.fullname if isinstance(proper, Instance) and not proper.args else None
+        if plain is not None:
+            hit = self._plain.get(plain)
+            if hit is not None:
+                self.touched |= hit[1]
+                return hit[0]
+        found, modules = self._query(typ)
         self._by_type[id(typ)] = (typ, found)
+        if plain is not None:
+            self._plain[plain] = (found, frozenset(modules))
         return found
 
-    def _query(self, typ: Type) -> Path | None:
+    def _query(self, typ: Type) -> tuple[Path | None, set[str]]:
         self._module_stack.append(set())
         try:
             found = self._type(typ, ())
@@ -120,7 +131,7 @@ class Reach:
                 for fullname in self._pending:
                     self._memo[fullname] = _Memo(None, settled)
             self._pending.clear()
-        return found
+        return found, modules
 
     def _type(self, typ: Type, aliases: tuple[str, ...]) -> Path | None:
         if isinstance(typ, TypeAliasType):

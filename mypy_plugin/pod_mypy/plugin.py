@@ -23,6 +23,7 @@ from mypy.options import Options
 from mypy.plugin import FunctionContext, MethodContext, Plugin, ReportConfigContext
 from mypy.types import Type
 
+from ._config import trusted_packages
 from ._consts import FUNCTION_HOOK_NAMES, METHOD_HOOK_NAMES, SUPPORTED_MYPY
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ class PodPlugin(Plugin):
         if options.custom_typeshed_dir:
             typesheds.append(os.path.join(os.path.abspath(options.custom_typeshed_dir), ""))
         self._typesheds = tuple(typesheds)
+        self._trusted = trusted_packages(options.config_file)
         self._loaded: Checks | None = None
 
     def _checks(self) -> Checks:
@@ -56,7 +58,7 @@ class PodPlugin(Plugin):
             # Imported on first use: a warm run that re-checks nothing never needs them.
             from ._checks import Checks
 
-            self._loaded = Checks()
+            self._loaded = Checks(self._trusted)
         return self._loaded
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
@@ -70,11 +72,15 @@ class PodPlugin(Plugin):
         return None
 
     def get_additional_indirect_deps(self, file: MypyFile) -> set[str]:
-        return self._loaded.module_checked(file) if self._loaded is not None else set()
+        if self._loaded is None:
+            return set()
+        return self._loaded.module_checked(file, self._modules or {})
 
     def report_config_data(self, ctx: ReportConfigContext) -> str | None:
         # The standard library never holds hook code: keep its cache across plugin changes.
-        return None if ctx.path.startswith(self._typesheds) else _SOURCE_HASH
+        if ctx.path.startswith(self._typesheds):
+            return None
+        return f"{_SOURCE_HASH} {','.join(sorted(self._trusted))}"
 
 
 def plugin(version: str) -> type[Plugin]:

@@ -17,55 +17,98 @@ its line, so it is itself reported (``hook-escape``) on a line it cannot silence
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final, NamedTuple, TypeAlias, final
 
 from mypy.checker import TypeChecker
 from mypy.errorcodes import ErrorCode
+from mypy.expandtype import expand_type_by_instance
 from mypy.lookup import lookup_fully_qualified
 from mypy.messages import format_type
 from mypy.nodes import (
+    FUNC_NO_INFO,
+    LDEF,
+    VAR_NO_INFO,
     BytesExpr,
+    CallExpr,
     ComplexExpr,
     Context,
+    Decorator,
     EllipsisExpr,
     Expression,
     FloatExpr,
+    FuncDef,
     FuncItem,
     IntExpr,
+    MemberExpr,
     MypyFile,
     NameExpr,
+    OverloadedFuncDef,
     RefExpr,
     StrExpr,
     TypeInfo,
     Var,
 )
 from mypy.server.subexpr import get_subexpressions
-from mypy.types import Type
+from mypy.types import (
+    AnyType,
+    Instance,
+    LiteralType,
+    NoneType,
+    TupleType,
+    Type,
+    TypedDictType,
+    UninhabitedType,
+    UnionType,
+    get_proper_type,
+)
 
 from .._consts import (
     ATTRIBUTE,
     ESCAPE,
+    HAZARDS,
     HELPER_REACHES,
+    HIDDEN_OVERRIDE,
+    HOLDS,
+    HOOK_BASE,
     HOOK_BOUNDARY,
+    HOOK_DECORATOR,
     HOOK_ESCAPE,
     HOOK_EVENT,
     IGNORE_IN_HOOK,
+    IMPORTED_OPEN,
     IN_HOOK,
     IS_PRIVILEGED,
     MISSING_LIBRARY_NAME,
+    MODULE_FORBIDS,
+    MODULE_HAZARD,
     PRIVILEGED,
+    PROCESS_WIDE_CALLS,
+    PROCESS_WIDE_LISTS,
+    PROCESS_WIDE_METHODS,
     REACHES,
+    REGISTRY_CLASS,
+    UNCHECKED_MODULE,
+    UNKNOWN_BINDING,
+    UNVERIFIABLE_CODE,
+    UNVERIFIABLE_DECLARED,
 )
-from .._defs import definition, function_of
+from .._defs import class_of, definition, event_name, function_of, hook_input
 from .._hooks import HookSite, ModuleHooks
+from .._origin import HOST_PACKAGES, hook_may_use, is_library, is_stdlib
+from .._provenance import Provenance
 from .._reach import Reach
+from .._report import HookEntry, Status, active, fail, record_hook
+from .escapes import HARMLESS_ANY as _HARMLESS_ANY
 from .escapes import escape
+from .immutability import is_deeply_immutable
 
 __all__ = ["check_module", "missing_library_names"]
 
 _Span: TypeAlias = tuple[int, int, int, int]
 
-_HELPER_METHODS = ("__init__", "__new__", "__post_init__")
+_INSTALLER_OWNERS: Final = frozenset({"logging", "asyncio"})
+_CONSTRUCTORS: Final = frozenset({"__init__", "__new__", "__post_init__"})
 _LITERALS = (StrExpr, BytesExpr, IntExpr, FloatExpr, ComplexExpr, EllipsisExpr)
 
 
@@ -93,7 +136,7 @@ def missing_library_names(modules: dict[str, MypyFile]) -> list[str]:
     return missing
 
 
-def check_module(hooks: ModuleHooks, reach: Reach) -> set[str]:
+def check_module(hooks: ModuleHooks, reach: Reach, expressions: list[Expression]) -> set[str]:
     """Report problems in the hook code of one checked module.
 
     Returns:
@@ -107,34 +150,108 @@ def check_module(hooks: ModuleHooks, reach: Reach) -> set[str]:
     if missing:
         first = min(hooks.sites.values(), key=lambda site: site.first_line)
         for message in missing:
-            checker.fail(message, Context(line=first.first_line), code=HOOK_BOUNDARY)
+            fail(checker, message, Context(line=first.first_line), HOOK_BOUNDARY)
+        return set()
+    if checker.can_skip_diagnostics:
+        # mypy does not check function bodies in a module whose errors are all ignored:
+        # there is no type map to walk.
+        for site in hooks.sites.values():
+            fail(checker, UNCHECKED_MODULE, Context(line=site.first_line), HOOK_BOUNDARY)
+            record_hook(_entry(checker, site, "unverifiable", UNCHECKED_MODULE))
         return set()
     reach.start_module()
-    walker = _Walker(checker, reach)
+    walker = _Walker(checker, reach, hooks.sites.values(), expressions)
+    hazards = [*walker.provenance.top_level_hazards, *_process_wide(expressions, checker)]
+    spans = [(site.first_line, site.last_line) for site in hooks.sites.values()]
+    for line, what in sorted(hazards):
+        if any(first <= line <= last for first, last in spans):
+            continue  # in hook code: reported there, as hook code
+        message = what if what == MODULE_HAZARD else MODULE_FORBIDS.format(what=what)
+        fail(checker, message, Context(line=line), HOOK_ESCAPE)
+    for var, context in hooks.hook_variables:
+        problem = walker.hook_variable_problem(var)
+        if problem is not None:
+            fail(checker, problem, context, HOOK_BOUNDARY)
+    host = checker.tree.fullname.partition(".")[0] in HOST_PACKAGES
     for site in sorted(hooks.sites.values(), key=lambda site: site.first_line):
+        if host and isinstance(site.node, TypeInfo):
+            # llm-pod's own hook classes are the host's library (docs/plugin.md).
+            record_hook(_entry(checker, site, "trusted", "llm-pod's own hook class"))
+            continue
         walker.check(site)
+        reasons = walker.messages.get(id(site.node), [])
+        status: Status = "unverifiable" if reasons else "verified"
+        record_hook(_entry(checker, site, status, reasons[0] if reasons else ""))
+    hooks.verdicts = walker.verdicts
     return reach.touched
 
 
 @final
 class _Walker:
-    def __init__(self, checker: TypeChecker, reach: Reach) -> None:
+    def __init__(
+        self,
+        checker: TypeChecker,
+        reach: Reach,
+        sites: Iterable[HookSite],
+        expressions: list[Expression],
+    ) -> None:
         self._checker = checker
         self._reach = reach
         self._module = checker.tree.fullname
         self._helpers: dict[int, _Finding | None] = {}
+        self._classes: dict[str, _Finding | None] = {}
+        self._closed_memo: dict[str, bool] = {}
+        self._subclasses: dict[str, list[TypeInfo]] | None = None
+        self._site_classes = {
+            site.node.fullname for site in sites if isinstance(site.node, TypeInfo)
+        }
+        self.provenance = Provenance(
+            checker, expressions, self._reaches_privileged, is_deeply_immutable
+        )
+        self.findings = 0
+        self.verdicts: dict[int, int] = {}
+        """Findings per hook site (by node identity): 0 means verified."""
+        self.messages: dict[int, list[str]] = {}
+        """The findings' messages per hook site."""
+        self._site_key = 0
+
+    def hook_variable_problem(self, var: Var) -> str | None:
+        """Why a variable registered as a hook instance may hold something else, if it may:
+        only a variable of this module whose every value is built from a Hook subclass is
+        one."""
+        if _variable_module(var, NameExpr(var.name), self._module) == self._module:
+            flows = self.provenance.values(var)
+            if flows and all(_builds_hook(value) for value in flows):
+                return None
+        return UNVERIFIABLE_DECLARED.format(what=f'"{var.name}"')
 
     def check(self, site: HookSite) -> None:
+        before = self.findings
+        self._site_key = id(site.node)
+        self._check_site(site)
+        self.verdicts[id(site.node)] = self.findings - before
+
+    def _check_site(self, site: HookSite) -> None:
         if isinstance(site.node, TypeInfo):
-            self._check_attributes(site, site.node)
+            self._check_class_site(site, site.node)
             call = _own_call(site.node)
             if call is None:
+                self._check_call_binding(site, site.node)
                 return
             site = HookSite(site.name, call)
         function = site.node
         assert isinstance(function, FuncItem)
-        expressions = get_subexpressions(function)
         span = (site.first_line, site.last_line)
+        self._check_expressions(site, get_subexpressions(function), span)
+        decorated = self.provenance.decorators.get(id(function))
+        if decorated is not None:
+            self._check_decorators(site, decorated.decorators)
+        self._check_hazards(site, span)
+        self._check_ignores(site, decorated)
+
+    def _check_expressions(
+        self, site: HookSite, expressions: list[Expression], span: tuple[int, int]
+    ) -> None:
         reported: list[_Span] = []
         for expr in reversed(expressions):
             finding = self._finding(expr, span)
@@ -145,34 +262,284 @@ class _Walker:
                 continue
             reported.append(where)
             self._report(site, finding, expr)
-        self._check_ignores(site)
+
+    def _check_decorators(self, site: HookSite, decorators: list[Expression]) -> None:
+        """A decorator runs before the hook is registered and may replace it: its code is
+        hook code (``@registry.on``/``@hook`` themselves are llm-pod's, and harmless)."""
+        for decorator in decorators:
+            if self._registers(decorator):
+                continue
+            self._check_expressions(site, [decorator, *get_subexpressions(decorator)], (0, 0))
+
+    def _registers(self, decorator: Expression) -> bool:
+        """``@registry.on(EVENT)`` or ``@hook(EVENT)``: llm-pod's own, harmless."""
+        if not isinstance(decorator, CallExpr):
+            return False
+        callee = decorator.callee
+        if isinstance(callee, RefExpr) and callee.fullname == HOOK_DECORATOR:
+            return True
+        if not isinstance(callee, MemberExpr) or callee.name != "on":
+            return False
+        owner = class_of(self._checker.lookup_type_or_none(callee.expr))
+        return owner is not None and owner.fullname == REGISTRY_CLASS
+
+    def _check_hazards(self, site: HookSite, span: tuple[int, int]) -> None:
+        for line, kind in self.provenance.hazards:
+            if span[0] <= line <= span[1]:
+                text = ESCAPE.format(what=HAZARDS[kind])
+                self._report(site, _Finding(HOOK_ESCAPE, text, line), Context(line=line))
+
+    def _check_call_binding(self, site: HookSite, info: TypeInfo) -> None:
+        """A hook class whose ``__call__`` is not a method of this module: a function bound
+        in the class body (``__call__ = fn``), or a method of a class of another module."""
+        for base in info.mro:
+            symbol = base.names.get("__call__")
+            if symbol is None or base.fullname == HOOK_BASE:
+                continue
+            if base.module_name != self._module and not is_library(
+                base.module_name, self._checker.modules
+            ):
+                text = UNVERIFIABLE_CODE.format(
+                    name=f"{base.name}.__call__", module=base.module_name
+                )
+                self._report(site, _Finding(HOOK_BOUNDARY, text, info.line), info.defn)
+                return
+            if isinstance(symbol.node, Var):
+                finding = self._follow_all(
+                    self.provenance.held_functions(symbol.node), (0, 0), "__call__"
+                )
+                if finding is not None:
+                    self._report(site, finding, info.defn)
+            return
+
+    # -- one expression -------------------------------------------------------------------
 
     def _finding(self, expr: Expression, hook_span: tuple[int, int]) -> _Finding | None:
         if isinstance(expr, _LITERALS):
             return None
+        patched = self.provenance.patched.get(id(expr))
+        if patched is not None:
+            return _Finding(HOOK_ESCAPE, ESCAPE.format(what=patched), expr.line)
         if isinstance(expr, NameExpr) and expr.is_inferred_def:
             return None  # ``x = value``: x has the type of value, which is checked itself
         typ = self._type(expr)
-        what = escape(expr, typ)
+        if _is_local(expr, hook_span):
+            # The hook's own variable: what flows into it is checked where it flows in;
+            # only a declared type (``kept: Worker | None = None``) is new here.
+            text = self._reaches(typ) if typ is not None else None
+            return _Finding(HOOK_BOUNDARY, text, expr.line) if text is not None else None
+        what = escape(expr, typ) or self._unlisted_stdlib(expr) or _module_value(expr, typ)
         if what is not None:
             return _Finding(HOOK_ESCAPE, ESCAPE.format(what=what), expr.line)
         if typ is not None:
             text = self._reaches(typ)
             if text is not None:
                 return _Finding(HOOK_BOUNDARY, text, expr.line)
-        if not isinstance(expr, RefExpr):
+            if _is_any(typ) and not self._clean_any(expr):
+                return _Finding(
+                    HOOK_ESCAPE, ESCAPE.format(what='expression of type "Any"'), expr.line
+                )
+        if isinstance(expr, RefExpr):
+            found = self._binding(expr, typ, hook_span) or self._code(expr, hook_span)
+            if found is not None:
+                return found
+        if typ is not None:
+            return self._instance_code(typ, expr.line)
+        return None
+
+    def _unlisted_stdlib(self, expr: Expression) -> str | None:
+        if not isinstance(expr, RefExpr) or not expr.fullname:
             return None
+        node = expr.node
+        if node is None or isinstance(node, MypyFile):
+            return None  # a module is a namespace: what hook code takes from it counts
+        if isinstance(node, Var) and "." not in node.fullname:
+            return None
+        if not is_stdlib(expr.fullname) or hook_may_use(expr.fullname):
+            return None
+        return f'"{expr.fullname}"'
+
+    def _clean_any(self, expr: Expression) -> bool:
+        """An ``Any`` is harmless when it comes from a trusted or followed call (``re.findall``,
+        ``struct.unpack``, ``json.loads`` on clean arguments), or is part of such a value."""
+        if isinstance(expr, CallExpr):
+            callee_type = self._type(expr.callee)
+            if callee_type is not None and _is_any(callee_type):
+                return True
+            target = definition(expr.callee, self._checker)
+            if target is not None:
+                return target.module == self._module or is_library(
+                    target.module, self._checker.modules
+                )
+            owner = (
+                class_of(self._type(expr.callee.expr))
+                if isinstance(expr.callee, MemberExpr)
+                else None
+            )
+            return owner is not None and is_library(owner.module_name, self._checker.modules)
+        if isinstance(expr, NameExpr):
+            return isinstance(expr.node, Var)  # a variable: judged by _binding
+        return True  # built from parts that are judged themselves
+
+    def _binding(
+        self, expr: RefExpr, typ: Type | None, hook_span: tuple[int, int]
+    ) -> _Finding | None:
+        """A variable outside the hook: its provenance must be clean and known."""
+        var = _variable(expr, self._checker)
+        if var is None:
+            return None
+        module = _variable_module(var, expr, self._module)
+        if module == self._module:
+            if hook_span[0] <= var.line <= hook_span[1]:
+                return None  # the hook's own variable: what flows into it is checked there
+            derived = self.provenance.derivation(var)
+            if derived is not None:
+                text = HOLDS.format(name=var.name, origin=derived.origin, line=derived.line)
+                return _Finding(HOOK_BOUNDARY, text, expr.line)
+            unknown = self.provenance.unknown_source(var, self._closed)
+            if unknown is not None:
+                text = UNKNOWN_BINDING.format(
+                    name=var.name,
+                    source=f'"{unknown.name}"',
+                    line=unknown.line,
+                    type=format_type(unknown.type, self._checker.options)
+                    if unknown.type is not None
+                    else '"Any"',
+                )
+                return _Finding(HOOK_BOUNDARY, text, expr.line)
+            return self._follow_all(self.provenance.held_functions(var), hook_span, var.name)
+        if is_library(module, self._checker.modules):
+            return None
+        seen = typ if typ is not None else var.type
+        if not self._closed(seen):
+            shown = format_type(seen, self._checker.options) if seen else '"Any"'
+            text = IMPORTED_OPEN.format(name=var.name, module=module, type=shown)
+            return _Finding(HOOK_BOUNDARY, text, expr.line)
+        return None
+
+    def _code(self, expr: RefExpr, hook_span: tuple[int, int]) -> _Finding | None:
+        """A function or class the hook names: its code joins the hook's."""
         target = definition(expr, self._checker)
-        if target is None or target.module != self._module:
+        if target is None:
             return None
-        first, last = hook_span
-        functions = _bodies(target.node)
-        if not functions or first <= functions[0].line <= last:
-            return None  # part of the hook itself, walked with it
-        for function in functions:
-            inner = self._helper(function)
+        if target.module != self._module:
+            if is_library(target.module, self._checker.modules):
+                return None
+            if isinstance(target.node, TypeInfo) and self._pure_data(target.node, built=True):
+                return None
+            text = UNVERIFIABLE_CODE.format(name=target.name, module=target.module)
+            return _Finding(HOOK_BOUNDARY, text, expr.line)
+        if isinstance(target.node, TypeInfo):
+            return self._class_code(target.node, target.name)
+        return self._follow_all([target.node], hook_span, target.name)
+
+    def _instance_code(self, typ: Type, line: int) -> _Finding | None:
+        """A value of a class runs that class's code implicitly (``if obj:``, ``len(obj)``,
+        ``obj[k]``, ``with obj:``, f-strings, ``==``, descriptors, ``__getattr__``...)."""
+        info = class_of(typ)
+        if info is None or info.fullname in self._site_classes:
+            return None
+        if info.module_name == self._module:
+            return self._class_code(info, info.name)
+        if is_library(info.module_name, self._checker.modules) or self._pure_data(info):
+            return None
+        text = UNVERIFIABLE_CODE.format(name=info.name, module=info.module_name)
+        return _Finding(HOOK_BOUNDARY, text, line)
+
+    def _class_code(self, info: TypeInfo, name: str) -> _Finding | None:
+        """Every method of the class, its bases of this module, its subclasses in this
+        module (virtual dispatch) and its metaclass; functions bound in its body."""
+        if info.fullname in self._site_classes:
+            return None
+        if info.fullname in self._classes:
+            return self._classes[info.fullname]
+        self._classes[info.fullname] = None  # recursion ends here
+        hidden = self._hidden_override(info)
+        if hidden is not None:
+            text = HIDDEN_OVERRIDE.format(
+                name=info.name, sub=hidden.name, module=hidden.module_name
+            )
+            self._classes[info.fullname] = _Finding(HOOK_BOUNDARY, text, info.line)
+            return self._classes[info.fullname]
+        related = [
+            base for base in info.mro if not is_library(base.module_name, self._checker.modules)
+        ]
+        related += [sub for sub in self.provenance.classes if info in sub.mro[1:]]
+        meta = info.metaclass_type
+        if meta is not None and meta.type.module_name == self._module:
+            related.append(meta.type)
+        found: _Finding | None = None
+        for cls in related:
+            if cls.module_name != self._module:
+                if not self._pure_data(cls):
+                    text = UNVERIFIABLE_CODE.format(name=cls.name, module=cls.module_name)
+                    found = _Finding(HOOK_BOUNDARY, text, info.line)
+                    break
+                continue
+            code: list[FuncItem | TypeInfo] = self._named_in_body(cls)
+            for symbol in cls.names.values():
+                func = function_of(symbol.node)
+                if func is not None:
+                    code.append(func)
+                elif isinstance(symbol.node, Var):
+                    code.extend(self.provenance.held_functions(symbol.node))
+                    derived = self.provenance.derivation(symbol.node)
+                    if derived is not None:
+                        found = _Finding(
+                            HOOK_BOUNDARY,
+                            HOLDS.format(
+                                name=f"{cls.name}.{symbol.node.name}",
+                                origin=derived.origin,
+                                line=derived.line,
+                            ),
+                            derived.line,
+                        )
+                        break
+            if found is None:
+                found = self._follow_all(code, (0, 0), None)
+            if found is not None:
+                break
+        if found is not None and name not in found.via[:1]:
+            found = _Finding(found.code, found.text, found.line, (name, *found.via))
+        self._classes[info.fullname] = found
+        return found
+
+    def _named_in_body(self, cls: TypeInfo) -> list[FuncItem | TypeInfo]:
+        """Functions of this module a class body names, also in annotations (validators in
+        ``Annotated[...]`` run when the class is built)."""
+        defn = cls.defn
+        words = self.provenance.words(defn.line, defn.end_line or defn.line)
+        found: list[FuncItem | TypeInfo] = []
+        for name, symbol in self._checker.tree.names.items():
+            if name in words and symbol.node is not cls:
+                func = function_of(symbol.node)
+                if func is not None:
+                    found.append(func)
+        return found
+
+    def _follow_all(
+        self, code: Iterable[FuncItem | TypeInfo], hook_span: tuple[int, int], name: str | None
+    ) -> _Finding | None:
+        for item in code:
+            if isinstance(item, TypeInfo):
+                if item.module_name != self._module:
+                    continue  # checked by _code/_instance_code where it is named
+                inner = self._class_code(item, item.name)
+            else:
+                here = _defined_here(item, self._module)
+                if here and hook_span[0] <= item.line <= hook_span[1]:
+                    continue  # part of the hook itself, walked with it
+                if not here:
+                    module = _function_module(item)
+                    if is_library(module, self._checker.modules):
+                        continue
+                    text = UNVERIFIABLE_CODE.format(name=item.name, module=module)
+                    inner = _Finding(HOOK_BOUNDARY, text, item.line)
+                else:
+                    inner = self._helper(item)
             if inner is not None:
-                return _Finding(inner.code, inner.text, inner.line, (target.name, *inner.via))
+                via = inner.via if name is None or inner.via[:1] == (name,) else (name, *inner.via)
+                return _Finding(inner.code, inner.text, inner.line, via)
         return None
 
     def _helper(self, function: FuncItem) -> _Finding | None:
@@ -192,8 +559,20 @@ class _Walker:
             finding = self._finding(expr, span)
             if finding is not None:
                 found, found_at = finding, where
+        if found is None:
+            decorated = self.provenance.decorators.get(id(function))
+            for decorator in decorated.decorators if decorated is not None else []:
+                for expr in (decorator, *get_subexpressions(decorator)):
+                    found = found or self._finding(expr, (0, 0))
+        if found is None:
+            for line, kind in self.provenance.hazards:
+                if span[0] <= line <= span[1]:
+                    found = _Finding(HOOK_ESCAPE, ESCAPE.format(what=HAZARDS[kind]), line)
+                    break
         self._helpers[key] = found
         return found
+
+    # -- types -------------------------------------------------------------------------------
 
     def _type(self, expr: Expression) -> Type | None:
         typ = self._checker.lookup_type_or_none(expr)
@@ -201,6 +580,56 @@ class _Walker:
             # A declaration target (``x: Worker``) may not be in the type map.
             return expr.node.type if not expr.node.is_inferred else None
         return typ
+
+    def _reaches_privileged(self, typ: Type) -> bool:
+        return self._reach.path(typ) is not None
+
+    def _closed(self, typ: Type | None) -> bool:
+        """Whether values of ``typ`` can only hold what the type shows: no ``Any``,
+        ``object``, Protocol, callable, type variable or class object inside, and no class
+        another module subclasses with code of its own (the value may be one of those)."""
+        if not _closed(typ, self._checker.modules, self._closed_memo):
+            return False
+        return all(self._sealed(info) for info in _classes_in(typ))
+
+    def _sealed(self, info: TypeInfo) -> bool:
+        """Whether a value typed ``info`` runs only code the plugin can see: a class of the
+        project with methods may be subclassed in a module checked later (unless
+        ``@final``); a library class, in a module checked earlier."""
+        if info.is_final:
+            return True
+        if not is_library(info.module_name, self._checker.modules) and not self._pure_data(info):
+            return False
+        return self._hidden_override(info) is None
+
+    def _hidden_override(self, info: TypeInfo) -> TypeInfo | None:
+        """A subclass of ``info`` in another module of the project that has methods of its
+        own: a value typed ``info`` may be one, and run code the plugin cannot see."""
+        if info.is_final:
+            return None
+        if self._subclasses is None:
+            self._subclasses = _project_subclasses(self._checker.modules, self._module)
+        for sub in self._subclasses.get(info.fullname, ()):
+            if not self._pure_data(sub):
+                return sub
+        return None
+
+    def _pure_data(self, info: TypeInfo, *, built: bool = False) -> bool:
+        """A class of another project module whose code is only generated (a dataclass,
+        NamedTuple or pydantic model without methods) and whose fields are closed. An
+        existing instance runs no constructor, so unless ``built`` those do not count."""
+        for base in info.mro:
+            if is_library(base.module_name, self._checker.modules):
+                continue
+            for name, symbol in base.names.items():
+                if not built and name in _CONSTRUCTORS:
+                    continue
+                node = symbol.node
+                if isinstance(node, Decorator | OverloadedFuncDef):
+                    return False
+                if isinstance(node, FuncDef) and not symbol.plugin_generated:
+                    return False
+        return True
 
     def _reaches(self, typ: Type, subject: str | None = None) -> str | None:
         path = self._reach.path(typ)
@@ -214,6 +643,7 @@ class _Walker:
         return REACHES.format(subject=subject, target=path.target, via=via)
 
     def _report(self, site: HookSite, finding: _Finding, context: Context) -> None:
+        self.findings += 1
         if finding.via:
             message = HELPER_REACHES.format(
                 hook=site.name,
@@ -223,35 +653,203 @@ class _Walker:
             )
         else:
             message = IN_HOOK.format(problem=finding.text, hook=site.name)
-        self._checker.fail(message, context, code=finding.code)
+        self.messages.setdefault(self._site_key, []).append(message)
+        fail(self._checker, message, context, finding.code)
 
-    def _check_attributes(self, site: HookSite, info: TypeInfo) -> None:
-        """A hook object's state must not hold (or lead to) privileged objects."""
+    def _check_class_site(self, site: HookSite, info: TypeInfo) -> None:
+        """A hook object's state must not hold (or lead to) privileged objects, nor be
+        derived from one; its class decorators run as hook code."""
         for base in info.mro:
             if base.module_name != self._module:
                 break  # Hook, object, and bases of other modules (checked there)
             for name, symbol in base.names.items():
                 if not isinstance(symbol.node, Var) or symbol.node.type is None:
                     continue
-                shown = format_type(symbol.node.type, self._checker.options)
+                var = symbol.node
+                line = var.line if var.line > 0 else base.defn.line
+                shown = format_type(var.type, self._checker.options) if var.type else ""
                 subject = ATTRIBUTE.format(name=name, type=shown)
-                text = self._reaches(symbol.node.type, subject)
+                text = self._reaches(var.type, subject) if var.type is not None else None
+                if text is None:
+                    derived = self.provenance.derivation(var)
+                    if derived is not None:
+                        text = HOLDS.format(
+                            name=f"self.{name}", origin=derived.origin, line=derived.line
+                        )
+                        line = derived.line
                 if text is not None:
-                    line = symbol.node.line if symbol.node.line > 0 else base.defn.line
                     self._report(site, _Finding(HOOK_BOUNDARY, text, line), Context(line=line))
+        self._check_decorators(site, info.defn.decorators)
 
-    def _check_ignores(self, site: HookSite) -> None:
+    def _check_ignores(self, site: HookSite, decorated: Decorator | None) -> None:
         ignored = self._checker.tree.ignored_lines
-        lines = [n for n in range(site.first_line, site.last_line + 1) if n in ignored]
+        first = site.first_line
+        if decorated is not None and decorated.decorators:
+            first = min(first, *(d.line for d in decorated.decorators))
+        lines = [n for n in range(first, site.last_line + 1) if n in ignored]
         for line in lines:
             shown = site.first_line
             while shown in ignored and shown > 1:
                 shown -= 1
-            self._checker.fail(
+            self.findings += 1
+            self.messages.setdefault(self._site_key, []).append(
+                IGNORE_IN_HOOK.format(line=line, hook=site.name)
+            )
+            fail(
+                self._checker,
                 IGNORE_IN_HOOK.format(line=line, hook=site.name),
                 Context(line=shown),
-                code=HOOK_ESCAPE,
+                HOOK_ESCAPE,
             )
+
+
+def _entry(checker: TypeChecker, site: HookSite, status: Status, why: str) -> HookEntry:
+    event = event_name(hook_input(site.node, checker), checker.modules) if active() else "?"
+    return HookEntry(checker.path, site.first_line, event, site.name, status, why)
+
+
+def _process_wide(expressions: list[Expression], checker: TypeChecker) -> list[tuple[int, str]]:
+    """Calls that install a process-wide callback or hook (``atexit.register``, a logging
+    handler, an import finder...): they would run code the plugin never sees as hook code."""
+    found: list[tuple[int, str]] = []
+    for expr in expressions:
+        if not isinstance(expr, CallExpr) or not isinstance(expr.callee, RefExpr):
+            continue
+        callee = expr.callee
+        if callee.fullname in PROCESS_WIDE_CALLS:
+            found.append((expr.line, f"calling {callee.fullname}()"))
+        elif isinstance(callee, MemberExpr) and callee.name in PROCESS_WIDE_METHODS:
+            if isinstance(callee.expr, RefExpr) and callee.expr.fullname in PROCESS_WIDE_LISTS:
+                found.append((expr.line, f"changing {callee.expr.fullname}"))
+                continue
+            owner = class_of(checker.lookup_type_or_none(callee.expr))
+            if owner is not None and owner.module_name.partition(".")[0] in _INSTALLER_OWNERS:
+                found.append((expr.line, f"calling {owner.name}.{callee.name}()"))
+    return found
+
+
+def _builds_hook(value: Expression) -> bool:
+    return (
+        isinstance(value, CallExpr)
+        and isinstance(value.callee, RefExpr)
+        and isinstance(value.callee.node, TypeInfo)
+        and value.callee.node.has_base(HOOK_BASE)
+    )
+
+
+def _module_value(expr: Expression, typ: Type | None) -> str | None:
+    """A module held in a value (``m = sys``): its attributes are ``Any`` to mypy."""
+    proper = get_proper_type(typ)
+    if not isinstance(proper, Instance) or proper.type.fullname != "types.ModuleType":
+        return None
+    if isinstance(expr, RefExpr) and isinstance(expr.node, MypyFile):
+        return None
+    return "a module object held in a value"
+
+
+def _is_local(expr: Expression, span: tuple[int, int]) -> bool:
+    if not isinstance(expr, NameExpr) or expr.kind != LDEF or not isinstance(expr.node, Var):
+        return False
+    return span[0] <= expr.node.line <= span[1]
+
+
+def _is_any(typ: Type) -> bool:
+    proper = get_proper_type(typ)
+    return isinstance(proper, AnyType) and proper.type_of_any not in _HARMLESS_ANY
+
+
+def _variable(expr: RefExpr, checker: TypeChecker) -> Var | None:
+    if isinstance(expr.node, Var):
+        return expr.node
+    if isinstance(expr, MemberExpr):
+        owner = class_of(checker.lookup_type_or_none(expr.expr))
+        symbol = owner.get(expr.name) if owner is not None else None
+        if symbol is not None and isinstance(symbol.node, Var):
+            return symbol.node
+    return None
+
+
+def _variable_module(var: Var, expr: RefExpr, here: str) -> str:
+    if var.info is not VAR_NO_INFO:
+        return var.info.module_name
+    if isinstance(expr, NameExpr) and expr.kind == LDEF:
+        return here
+    module, dot, _ = var.fullname.rpartition(".")
+    return module if dot else here
+
+
+def _defined_here(func: FuncItem, module: str) -> bool:
+    if isinstance(func, FuncDef) and func.info is not FUNC_NO_INFO:
+        return func.info.module_name == module
+    fullname = func.fullname if isinstance(func, FuncDef) else ""
+    return "." not in fullname or fullname.startswith(f"{module}.")
+
+
+def _function_module(func: FuncItem) -> str:
+    if isinstance(func, FuncDef) and func.info is not FUNC_NO_INFO:
+        return func.info.module_name
+    return func.fullname.rpartition(".")[0] if isinstance(func, FuncDef) else ""
+
+
+def _classes_in(typ: Type | None) -> list[TypeInfo]:
+    """The classes of the instances a value of ``typ`` may be (type arguments included)."""
+    proper = get_proper_type(typ)
+    if isinstance(proper, UnionType | TupleType):
+        return [info for item in proper.items for info in _classes_in(item)]
+    if isinstance(proper, Instance):
+        return [proper.type, *(info for arg in proper.args for info in _classes_in(arg))]
+    return []
+
+
+def _project_subclasses(modules: dict[str, MypyFile], here: str) -> dict[str, list[TypeInfo]]:
+    """Every class of the project's other modules analysed so far, under each of its bases."""
+    index: dict[str, list[TypeInfo]] = {}
+    for name, module in modules.items():
+        if name == here or is_library(name, modules):
+            continue
+        for symbol in module.names.values():
+            info = symbol.node
+            if not isinstance(info, TypeInfo) or info.module_name != name:
+                continue
+            for base in info.mro[1:]:
+                index.setdefault(base.fullname, []).append(info)
+    return index
+
+
+def _closed(typ: Type | None, modules: dict[str, MypyFile], memo: dict[str, bool]) -> bool:
+    if typ is None:
+        return False
+    proper = get_proper_type(typ)
+    if isinstance(proper, NoneType | LiteralType | UninhabitedType):
+        return True
+    if isinstance(proper, UnionType | TupleType):
+        return all(_closed(item, modules, memo) for item in proper.items)
+    if isinstance(proper, TypedDictType):
+        return all(_closed(item, modules, memo) for item in proper.items.values())
+    if not isinstance(proper, Instance):
+        return False  # Any, callables, type variables, class objects...
+    info = proper.type
+    if info.fullname == "builtins.object" or info.is_protocol:
+        return False
+    if not all(_closed(arg, modules, memo) for arg in proper.args):
+        return False
+    if is_library(info.module_name, modules):
+        return True
+    key = str(proper)
+    known = memo.get(key)
+    if known is not None:
+        return known
+    memo[key] = True  # a recursive class is as closed as its other attributes
+    closed = all(
+        symbol.node.type is not None
+        and _closed(expand_type_by_instance(symbol.node.type, proper), modules, memo)
+        for base in info.mro
+        if not is_library(base.module_name, modules)
+        for symbol in base.names.values()
+        if isinstance(symbol.node, Var)
+    )
+    memo[key] = closed
+    return closed
 
 
 def _own_call(info: TypeInfo) -> FuncItem | None:
@@ -263,18 +861,6 @@ def _own_call(info: TypeInfo) -> FuncItem | None:
         if symbol is not None:
             return function_of(symbol.node)
     return None
-
-
-def _bodies(node: FuncItem | TypeInfo) -> list[FuncItem]:
-    if isinstance(node, TypeInfo):
-        found: list[FuncItem] = []
-        for name in _HELPER_METHODS:
-            symbol = node.names.get(name)
-            func = function_of(symbol.node if symbol is not None else None)
-            if func is not None:
-                found.append(func)
-        return found
-    return [node]
 
 
 def _span(expr: Expression) -> _Span:

@@ -1,6 +1,6 @@
 """``hook-escape``: the constructs that let hook code reach what its types do not show.
 
-A cast, an ``Any`` value, reflection by name (``getattr``, ``vars``, ``eval``...), raw
+A cast, reflection by name (``getattr``, ``vars``, ``eval``...), raw
 attribute access (``object.__setattr__``, ``__dict__``), frames and closures (``sys._getframe``,
 ``inspect``, ``__closure__``) and whole-heap access (``gc``, ``ctypes``) all hide from the
 type map what a hook can touch, so none of them is allowed in hook code.
@@ -11,13 +11,13 @@ from __future__ import annotations
 from typing import Final
 
 from mypy.nodes import CastExpr, Expression, MemberExpr, RefExpr
-from mypy.types import AnyType, Instance, Type, TypeOfAny, UnionType, get_proper_type
+from mypy.types import Instance, Type, TypeOfAny, UnionType, get_proper_type
 
 from .._consts import ESCAPE_ATTRIBUTES, ESCAPE_CALLABLES, ESCAPE_MODULES, ESCAPE_TYPES
 
-__all__ = ["escape"]
+__all__ = ["HARMLESS_ANY", "escape"]
 
-_HARMLESS_ANY: Final = frozenset(
+HARMLESS_ANY: Final = frozenset(
     {
         TypeOfAny.from_error,  # mypy already reported the error that produced it
         TypeOfAny.special_form,  # the type of a typing construct such as ``Literal``
@@ -37,8 +37,6 @@ def escape(expr: Expression, typ: Type | None) -> str | None:
     if typ is None:
         return None
     proper = get_proper_type(typ)
-    if isinstance(proper, AnyType):
-        return None if proper.type_of_any in _HARMLESS_ANY else 'expression of type "Any"'
     members = proper.items if isinstance(proper, UnionType) else [proper]
     for item in members:
         member = get_proper_type(item)

@@ -14,7 +14,7 @@ variables, classes the plugin does not know) is reported with the path to it.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, final
+from typing import Any, Final, NamedTuple, final
 
 from mypy.expandtype import expand_type_by_instance
 from mypy.messages import format_type
@@ -41,8 +41,13 @@ from .._consts import (
     PYDANTIC_BASE_MODEL,
     PYDANTIC_PLUGIN_METADATA,
 )
+from .._report import fail
 
-__all__ = ["on_event_declared"]
+__all__ = ["is_deeply_immutable", "on_event_declared"]
+
+
+_MODEL_LIBRARIES: Final = frozenset({"pydantic", "builtins"})
+_MODEL_INTERNALS: Final = frozenset({"model_config"})
 
 
 @final
@@ -73,8 +78,13 @@ def on_event_declared(ctx: FunctionContext) -> Type:
             )
         else:
             message = MUTABLE.format(event=name, side=side, path=path, type=shown)
-        ctx.api.fail(message, ctx.context, code=HOOK_INPUT_MUTABLE)
+        fail(ctx.api, message, ctx.context, HOOK_INPUT_MUTABLE)
     return ctx.default_return_type
+
+
+def is_deeply_immutable(typ: Type) -> bool:
+    """Whether values of ``typ`` never change and hold nothing that does."""
+    return _mutable(typ, "", ()) is None
 
 
 def _mutable(typ: Type, path: str, seen: tuple[str, ...]) -> _Problem | None:
@@ -138,12 +148,20 @@ def _instance(typ: Instance, path: str, seen: tuple[str, ...]) -> _Problem | Non
 
 
 def _fields(typ: Instance, path: str, seen: tuple[str, ...]) -> _Problem | None:
-    pydantic = typ.type.has_base(PYDANTIC_BASE_MODEL)
-    for name in _field_names(typ.type):
-        if pydantic and name.startswith("_"):
-            continue  # pydantic's own state and private attributes, never fields
-        symbol = typ.type.get(name)
-        node = symbol.node if symbol is not None else None
+    # Fields, and every other attribute a hook can read: private attributes
+    # (``PrivateAttr``) and class variables are as reachable as fields.
+    names = dict.fromkeys(_field_names(typ.type))
+    for base in typ.type.mro:
+        if base.module_name.partition(".")[0] in _MODEL_LIBRARIES:
+            continue
+        for name, member in base.names.items():
+            if isinstance(member.node, Var) and name not in _MODEL_INTERNALS:
+                names.setdefault(name)
+    for name in names:
+        if name.startswith("__"):
+            continue  # the model library's own state (``__pydantic_extra__``...)
+        found = typ.type.get(name)
+        node = found.node if found is not None else None
         if not isinstance(node, Var) or node.type is None:
             continue
         problem = _mutable(expand_type_by_instance(node.type, typ), f"{path}.{name}", seen)

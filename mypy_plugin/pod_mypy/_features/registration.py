@@ -24,7 +24,19 @@ import sys
 from mypy.checker import TypeChecker
 from mypy.maptype import map_instance_to_supertype
 from mypy.messages import format_type
-from mypy.nodes import ARG_STAR, Context, Decorator, Expression, LambdaExpr, TypeInfo
+from mypy.nodes import (
+    ARG_STAR,
+    CallExpr,
+    Context,
+    Decorator,
+    Expression,
+    LambdaExpr,
+    MemberExpr,
+    NameExpr,
+    RefExpr,
+    TypeInfo,
+    Var,
+)
 from mypy.plugin import MethodContext
 from mypy.subtypes import find_member, is_same_type, is_subtype
 from mypy.types import (
@@ -43,16 +55,21 @@ from .._consts import (
     DECLARED_HOOK_TYPES,
     HOOK_BASE,
     HOOK_BOUNDARY,
+    HOOK_DECORATOR,
     HOOK_EVENT,
     HOOK_SIGNATURE,
     SIGNATURE_EVENT,
     SIGNATURE_INPUT,
     SIGNATURE_OUTPUT,
+    UNTRUSTED_PACKAGE,
+    UNVERIFIABLE_DECLARED,
     UNVERIFIABLE_EXPRESSION,
     UNVERIFIABLE_IMPORTED,
 )
-from .._defs import definition, instance_class
+from .._defs import definition, event_name, instance_class
 from .._hooks import Collector, HookSite, ModuleHooks
+from .._origin import HOST_PACKAGES, is_installed
+from .._report import HookEntry, active, record_hook
 
 __all__ = ["on_class_defined", "on_decorator_applied", "on_registration"]
 
@@ -124,17 +141,96 @@ def _register(
     context: Context,
 ) -> None:
     proper = get_proper_type(typ)
-    if isinstance(proper, Instance) and (
-        proper.type.fullname in DECLARED_HOOK_TYPES or proper.type.has_base(HOOK_BASE)
+    if hooks.checker.tree.fullname.partition(".")[0] in HOST_PACKAGES and isinstance(
+        proper, Instance
     ):
-        return  # checked (code and signature) where it was defined
+        return  # llm-pod registering its own hooks (the host's library)
+    shown = _shown_name(expr)
+    if isinstance(proper, Instance) and proper.type.fullname in DECLARED_HOOK_TYPES:
+        problem = _declared_function(expr, hooks)
+        _declared(hooks, context, event, shown, problem)
+        return  # checked (code and signature) where it was declared
+    if isinstance(proper, Instance) and proper.type.has_base(HOOK_BASE):
+        problem = _hook_instance(expr, proper.type, hooks)
+        _declared(hooks, context, event, proper.type.name, problem)
+        if problem is None and event is not None:
+            _check_signature(proper.type.name, typ, event, hooks, context)
+        return  # its code is checked where the class is defined
     site = _site(expr, typ, hooks)
     if isinstance(site, str):
-        hooks.defer(site, context, HOOK_BOUNDARY)
+        _declared(hooks, context, event, shown, site)
         return
     hooks.add(site)
     if event is not None:
         _check_signature(site.name, typ, event, hooks, context)
+
+
+def _shown_name(expr: Expression) -> str:
+    if isinstance(expr, NameExpr | MemberExpr):
+        return expr.name
+    return type(expr).__name__
+
+
+def _declared(
+    hooks: ModuleHooks,
+    context: Context,
+    event: tuple[Type, Type] | None,
+    name: str,
+    problem: str | None,
+) -> None:
+    """A registration of hook code checked elsewhere, or not checkable: into the report."""
+    checker = hooks.checker
+    shown_event = event_name(event[0] if event else None, checker.modules) if active() else "?"
+    if problem is None:
+        why = "checked where it is declared"
+        record_hook(HookEntry(checker.path, context.line, shown_event, name, "verified", why))
+        return
+    hooks.defer(problem, context, HOOK_BOUNDARY)
+    entry = HookEntry(checker.path, context.line, shown_event, name, "unverifiable", problem)
+    record_hook(entry)
+
+
+def _declared_function(expr: Expression, hooks: ModuleHooks) -> str | None:
+    """Why a value typed as a ``@hook`` function cannot be trusted as one, if it cannot."""
+    node = expr.node if isinstance(expr, RefExpr) else None
+    if not isinstance(node, Decorator):
+        return UNVERIFIABLE_DECLARED.format(what="a value typed as a @hook function")
+    # A module loaded from mypy's cache keeps no decorator expressions; it was checked with
+    # them when it was written.
+    if node.decorators and not any(_is_hook_call(d) for d in node.decorators):
+        return UNVERIFIABLE_DECLARED.format(what=f'"{node.name}", not declared with @hook(EVENT),')
+    return _untrusted_package(node.func.fullname.rpartition(".")[0], node.name, hooks)
+
+
+def _is_hook_call(decorator: Expression) -> bool:
+    return (
+        isinstance(decorator, CallExpr)
+        and isinstance(decorator.callee, RefExpr)
+        and decorator.callee.fullname == HOOK_DECORATOR
+    )
+
+
+def _hook_instance(expr: Expression, info: TypeInfo, hooks: ModuleHooks) -> str | None:
+    """Why a value typed as a ``Hook`` subclass cannot be trusted as one, if it cannot: it
+    must be built right there, or be a variable of this module only ever bound to such
+    instances (checked with the module's provenance, see :mod:`.boundary`)."""
+    if isinstance(expr, CallExpr) and isinstance(expr.callee, RefExpr):
+        built = expr.callee.node
+        if isinstance(built, TypeInfo) and built.has_base(HOOK_BASE):
+            return _untrusted_package(built.module_name, built.name, hooks)
+    if isinstance(expr, NameExpr) and isinstance(expr.node, Var):
+        hooks.hook_variables.append((expr.node, expr))
+        return _untrusted_package(info.module_name, info.name, hooks)
+    return UNVERIFIABLE_DECLARED.format(what=f"a value typed {info.name}")
+
+
+def _untrusted_package(module: str, name: str, hooks: ModuleHooks) -> str | None:
+    modules = hooks.checker.modules
+    if not is_installed(module, modules) or module.partition(".")[0] in HOST_PACKAGES:
+        return None
+    if module.partition(".")[0] in hooks.trusted:
+        return None
+    return UNTRUSTED_PACKAGE.format(name=name, package=module.partition(".")[0])
 
 
 def _site(expr: Expression, typ: Type, hooks: ModuleHooks) -> HookSite | str:

@@ -1,0 +1,139 @@
+"""``python -m pod_mypy check PATH...``: the plugin's analysis as a stand-alone command.
+
+For teams that type-check with pyright, or run mypy without the plugin. It runs a cold mypy
+build of PATH with the plugin enabled whatever the configuration says (the rest of the
+configuration, such as search paths, is read as mypy would), and prints:
+
+- the **boundary report**: every hook it found and every registration of a declared hook,
+  with file:line, event, hook, and verified / unverifiable (and why) / trusted;
+- every ``hook-*`` finding. ``# type: ignore`` and ``# mypy: ignore-errors`` do not silence
+  them here; mypy's own errors are not this command's business and are not shown.
+
+Results go to stdout (``--json`` for scripts), diagnostics to stderr. Exit status: 0 when
+there is no finding, 1 when there is one, 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import NoReturn, final
+
+from mypy import build
+from mypy.errors import CompileError
+from mypy.main import process_options
+
+from . import __version__
+from ._report import Report, install
+from .plugin import PodPlugin
+
+__all__ = ["main"]
+
+_PLUGIN = "pod_mypy"
+
+
+@final
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"pod_mypy: error: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="python -m pod_mypy",
+        description="Check that hook code cannot reach the run's context (docs/plugin.md).",
+    )
+    parser.add_argument("--version", action="version", version=f"pod_mypy {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    check = commands.add_parser(
+        "check", help="check PATH... and print the boundary report (exit 1 on any finding)"
+    )
+    check.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
+    check.add_argument("--json", action="store_true", help="print the report as JSON")
+    check.add_argument("--config-file", help="the mypy configuration to read (default: mypy's)")
+    check.add_argument("--debug", action="store_true", help="show tracebacks")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = _parser().parse_args(argv)
+    missing = [path for path in arguments.paths if not os.path.exists(path)]
+    if missing:
+        print(f"pod_mypy: error: no such file or directory: {missing[0]}", file=sys.stderr)
+        return 2
+    try:
+        report = _run(list(arguments.paths), arguments.config_file)
+    except CompileError as error:
+        if arguments.debug:
+            raise
+        print("\n".join(error.messages) or str(error), file=sys.stderr)
+        return 1
+    except (SystemExit, OSError, ValueError) as error:
+        if arguments.debug:
+            raise
+        print(f"pod_mypy: error: {error}", file=sys.stderr)
+        return 2
+    try:
+        if arguments.json:
+            document = {
+                "version": __version__,
+                "hooks": [asdict(entry) for entry in report.hooks],
+                "findings": [asdict(finding) for finding in report.findings],
+            }
+            print(json.dumps(document, indent=2))
+        else:
+            _print_text(report)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader stopped early (`| head`): not an error of ours.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 1 if report.findings else 0
+
+
+def _run(paths: list[str], config_file: str | None) -> Report:
+    flags = [*(["--config-file", config_file] if config_file else []), *paths]
+    sources, options = process_options(flags, require_targets=True)
+    # Passed as an extra plugin: mypy loads configured plugins only from a config file.
+    options.plugins = [p for p in options.plugins if p.partition(":")[0] != _PLUGIN]
+    # A cold build: every hook body is walked, none is replayed from a cache.
+    options.incremental = False
+    options.cache_dir = os.devnull
+    report = Report()
+    install(report)
+    try:
+        build.build(sources, options, extra_plugins=[PodPlugin(options)])
+    finally:
+        install(None)
+    # Only what the given paths hold: imported modules are checked where they are sources.
+    given = {os.path.abspath(source.path) for source in sources if source.path}
+    report.hooks = sorted(
+        (entry for entry in report.hooks if os.path.abspath(entry.path) in given),
+        key=lambda entry: (entry.path, entry.line),
+    )
+    report.findings = sorted(
+        (finding for finding in report.findings if os.path.abspath(finding.path) in given),
+        key=lambda finding: (finding.path, finding.line),
+    )
+    return report
+
+
+def _print_text(report: Report) -> None:
+    print(f"pod_mypy {__version__}: boundary report")
+    if not report.hooks:
+        print("  (no hooks found)")
+    for entry in report.hooks:
+        line = f"  {entry.path}:{entry.line}  {entry.event}  {entry.hook}  {entry.status}"
+        print(f"{line}: {entry.why}" if entry.why else line)
+    if report.findings:
+        print("findings:")
+    for finding in report.findings:
+        print(f"  {finding.path}:{finding.line}: {finding.message}  [{finding.code}]")
+    counts: dict[str, int] = {}
+    for entry in report.hooks:
+        counts[entry.status] = counts.get(entry.status, 0) + 1
+    summary = ", ".join(f"{count} {status}" for status, count in sorted(counts.items()))
+    print(f"{len(report.hooks)} hooks ({summary or 'none'}); {len(report.findings)} findings")

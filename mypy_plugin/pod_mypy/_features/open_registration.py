@@ -1,0 +1,148 @@
+"""Registration in the open: ``registry.on`` is called directly, in any module.
+
+A registration the plugin does not see is a hook it never checks. So, in every module that
+imports llm-pod (hook code or not), these are errors (``hook-boundary``):
+
+- ``registry.on`` used as a value (``on = registry.on``, ``register(registry.on)``);
+- ``getattr(registry, ...)``;
+- a registry cast, or assigned or passed to something typed ``Any``, ``object`` or a
+  Protocol, where mypy no longer knows it is one.
+
+This scan reads the types mypy stored on the module's variables and functions (it needs no
+type map), so it also runs for modules that register nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Final, cast
+
+from mypy.nodes import (
+    ARG_POS,
+    AssignmentStmt,
+    CallExpr,
+    CastExpr,
+    Expression,
+    Import,
+    ImportAll,
+    ImportFrom,
+    MemberExpr,
+    MypyFile,
+    NameExpr,
+    RefExpr,
+    Var,
+)
+from mypy.types import AnyType, CallableType, Instance, Type, get_proper_type
+
+from .._consts import REGISTRY_CLASS
+from .._defs import function_of
+
+__all__ = ["imports_pod", "open_registrations"]
+
+ALIASED: Final = (
+    '"registry.on" used as a value: call registry.on(EVENT, hook) or @registry.on(EVENT) '
+    "directly, so pod_mypy sees every registration"
+)
+REFLECTED: Final = (
+    "getattr() on a HookRegistry hides its registrations from pod_mypy: call registry.on directly"
+)
+HIDDEN: Final = (
+    "a HookRegistry {how} loses its type, and pod_mypy no longer sees its registrations: "
+    "keep it typed HookRegistry"
+)
+
+
+def imports_pod(file: MypyFile) -> bool:
+    """Whether the module imports llm-pod's public layer (and so could register hooks)."""
+    for node in file.imports:
+        if isinstance(node, Import):
+            names = [name for name, _ in node.ids]
+        elif isinstance(node, ImportFrom | ImportAll):
+            names = [node.id]
+        else:
+            continue
+        if any(name == "pod" or name.startswith("pod.") for name in names):
+            return True
+    return False
+
+
+def _is_registry(typ: Type | None) -> bool:
+    proper = get_proper_type(typ)
+    return isinstance(proper, Instance) and proper.type.fullname == REGISTRY_CLASS
+
+
+def _opaque(typ: Type | None) -> bool:
+    proper = get_proper_type(typ)
+    if isinstance(proper, AnyType):
+        return True
+    return isinstance(proper, Instance) and (
+        proper.type.fullname == "builtins.object" or proper.type.is_protocol
+    )
+
+
+def _registry_value(expr: Expression) -> bool:
+    return isinstance(expr, RefExpr) and isinstance(expr.node, Var) and _is_registry(expr.node.type)
+
+
+def open_registrations(file: MypyFile, expressions: list[Expression]) -> list[tuple[int, int, str]]:
+    """``(line, column, message)`` for every registration the plugin could not see, given
+    every expression of the module."""
+    found: list[tuple[int, int, str]] = []
+    members: list[MemberExpr] = []
+    callees: set[int] = set()
+    for expr in expressions:
+        kind = type(expr)
+        if kind is MemberExpr:
+            if cast(MemberExpr, expr).name == "on":
+                members.append(cast(MemberExpr, expr))
+        elif kind is CallExpr:
+            call = cast(CallExpr, expr)
+            callees.add(id(call.callee))
+            found.extend(_call(call))
+        elif kind is CastExpr and _registry_value(cast(CastExpr, expr).expr):
+            found.append((expr.line, expr.column, HIDDEN.format(how="cast to another type")))
+    for member in members:
+        if id(member) not in callees and _registry_value(member.expr):
+            found.append((member.line, member.column, ALIASED))
+    for statement in _assignments(file):
+        target = statement.lvalues[0] if len(statement.lvalues) == 1 else None
+        if (
+            isinstance(target, NameExpr)
+            and isinstance(target.node, Var)
+            and _opaque(target.node.type)
+            and _registry_value(statement.rvalue)
+        ):
+            how = "assigned to a variable typed Any, object or a Protocol"
+            found.append((statement.line, statement.column, HIDDEN.format(how=how)))
+    return found
+
+
+def _call(call: CallExpr) -> list[tuple[int, int, str]]:
+    if not any(_registry_value(argument) for argument in call.args):
+        return []
+    callee = call.callee
+    if isinstance(callee, RefExpr) and callee.fullname == "builtins.getattr":
+        return [(call.line, call.column, REFLECTED)] if _registry_value(call.args[0]) else []
+    signature = _signature(callee)
+    if signature is None:
+        return []
+    found: list[tuple[int, int, str]] = []
+    for index, (argument, kind) in enumerate(zip(call.args, call.arg_kinds, strict=True)):
+        if kind != ARG_POS or index >= len(signature.arg_types):
+            continue
+        if _registry_value(argument) and _opaque(signature.arg_types[index]):
+            how = "passed as a parameter typed Any, object or a Protocol"
+            found.append((argument.line, argument.column, HIDDEN.format(how=how)))
+    return found
+
+
+def _signature(callee: Expression) -> CallableType | None:
+    if not isinstance(callee, RefExpr):
+        return None
+    func = function_of(callee.node)
+    if func is None or func.type is None:
+        return None
+    return func.type if isinstance(func.type, CallableType) else None
+
+
+def _assignments(file: MypyFile) -> list[AssignmentStmt]:
+    return [statement for statement in file.defs if isinstance(statement, AssignmentStmt)]

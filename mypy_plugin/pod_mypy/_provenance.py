@@ -1,0 +1,484 @@
+"""Where the values of a module's bindings come from: which ones are derived from a
+privileged object, and which functions a binding may hold.
+
+One pass over every statement of a module that has hook code (module level, class bodies,
+function bodies) records, for each variable, the expressions that flow into it: assignments
+(``X = ...``, ``self.x = ...``, ``X[k] = ...``, ``X += ...``, walrus, ``for``/``with``
+targets), defaults of parameters, and the arguments of calls that may store into it
+(``X.append(...)``, ``X.update(...)``, a method of a user class). A binding is *derived* when
+any of them contains an expression whose type reaches a privileged class, or a derived
+binding, to a fixpoint. Provenance stops at bindings whose type is deeply immutable
+(``frozenset(t.name for t in TOOLS)`` is a frozenset of strings, whatever it was built from).
+
+The same pass notes what hook code must never do: assign an attribute of a module or a
+class (monkeypatching).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Final, NamedTuple, final
+
+from mypy.checker import TypeChecker
+from mypy.nodes import (
+    GDEF,
+    AssertStmt,
+    AssignmentExpr,
+    AssignmentStmt,
+    Block,
+    CallExpr,
+    ClassDef,
+    Decorator,
+    Expression,
+    ExpressionStmt,
+    ForStmt,
+    FuncItem,
+    IfStmt,
+    Import,
+    ImportAll,
+    ImportFrom,
+    IndexExpr,
+    LambdaExpr,
+    ListExpr,
+    MatchStmt,
+    MemberExpr,
+    MypyFile,
+    NameExpr,
+    Node,
+    OperatorAssignmentStmt,
+    OverloadedFuncDef,
+    PassStmt,
+    RaiseStmt,
+    RefExpr,
+    ReturnStmt,
+    StarExpr,
+    Statement,
+    TryStmt,
+    TupleExpr,
+    TypeInfo,
+    Var,
+    WhileStmt,
+    WithStmt,
+)
+from mypy.server.subexpr import get_subexpressions
+from mypy.types import Instance, Type, get_proper_type
+
+from ._consts import MODULE_HAZARD, PROCESS_WIDE_LISTS
+from ._defs import class_of, function_of
+from ._origin import is_library
+
+__all__ = ["Derivation", "Provenance", "root_binding"]
+
+_STORING_METHODS: Final = frozenset(
+    {
+        "append",
+        "appendleft",
+        "extend",
+        "extendleft",
+        "insert",
+        "add",
+        "update",
+        "setdefault",
+        "put",
+        "put_nowait",
+        "__setitem__",
+        "push",
+        "enter_context",
+        "callback",
+        "push_async_callback",
+        "add_done_callback",
+        "register",
+    }
+)
+"""Methods of library objects that store their arguments in the receiver."""
+
+
+@final
+class Derivation(NamedTuple):
+    """Why a binding is derived from a privileged object."""
+
+    origin: str
+    """The expression it was derived from, as written (``WORKER.context.clear``)."""
+    line: int
+    """Where that expression is."""
+
+
+@final
+class _Flow(NamedTuple):
+    value: Expression
+    line: int
+
+
+def root_binding(expr: Expression, checker: TypeChecker) -> Var | None:
+    """The variable an expression names (``X``, ``self.x``, ``Cls.x``), or the variable
+    whose contents an element or attribute chain belongs to (``X[k]``, ``X.y[0]``)."""
+    while True:
+        if isinstance(expr, NameExpr):
+            return expr.node if isinstance(expr.node, Var) else None
+        if isinstance(expr, MemberExpr):
+            var = _member_var(expr, checker)
+            if var is not None:
+                return var
+            expr = expr.expr
+            continue
+        if isinstance(expr, IndexExpr):
+            expr = expr.base
+            continue
+        return None
+
+
+def _member_var(expr: MemberExpr, checker: TypeChecker) -> Var | None:
+    if isinstance(expr.def_var, Var):
+        return expr.def_var
+    if isinstance(expr.node, Var):
+        return expr.node
+    owner = class_of(checker.lookup_type_or_none(expr.expr))
+    if owner is None:
+        return None
+    symbol = owner.get(expr.name)
+    return symbol.node if symbol is not None and isinstance(symbol.node, Var) else None
+
+
+@final
+class Provenance:
+    """The provenance of the bindings of one module (computed once, on first use)."""
+
+    def __init__(
+        self,
+        checker: TypeChecker,
+        expressions: list[Expression],
+        reaches: Callable[[Type], bool],
+        immutable: Callable[[Type], bool],
+    ) -> None:
+        self._checker = checker
+        self._reaches = reaches
+        self._immutable = immutable
+        self._flows: dict[Var, list[_Flow]] = {}
+        self._derived: dict[Var, Derivation] = {}
+        self._settled: set[Var] = set()
+        self.patched: dict[int, str] = {}
+        """Attribute targets that rebind a module's or a class's attribute, by node identity."""
+        self.decorators: dict[int, Decorator] = {}
+        """The decorated definition of each decorated function, by the function's identity."""
+        self.classes: list[TypeInfo] = []
+        """Every class defined in the module (nested ones too)."""
+        self.hazards: list[tuple[int, str]] = []
+        """Lines where mypy's view and the run differ (unreachable blocks, TYPE_CHECKING)."""
+        self.top_level_hazards: list[tuple[int, str]] = []
+        """What a module with hook code may not do anywhere: a TYPE_CHECKING split that binds
+        names at run time, patching another module, installing process-wide callbacks."""
+        self._sources: dict[Var, set[Var]] = {}
+        self._parameters: set[Var] = set()
+        self._function_spans: list[tuple[int, int]] = []
+        self._source_cache: list[str] | None = None
+        self._top_lines = {statement.line for statement in checker.tree.defs}
+        self._walk(checker.tree.defs)
+        self._calls_pending: list[Expression] | None = expressions
+        """Calls that may store into a binding: read on the first question about flows."""
+
+    def _complete(self) -> None:
+        if self._calls_pending is not None:
+            expressions, self._calls_pending = self._calls_pending, None
+            self._expressions(expressions)
+
+    def derivation(self, var: Var) -> Derivation | None:
+        """Why ``var`` holds a privileged object, or ``None`` if it does not."""
+        self._complete()
+        if var not in self._settled:
+            self._settle(var)
+        return self._derived.get(var)
+
+    def words(self, first: int, last: int) -> set[str]:
+        """The identifiers written on lines ``first`` to ``last`` (annotations included,
+        which mypy keeps no expressions of: ``Annotated[str, AfterValidator(check)]``)."""
+        text = "\n".join(self._source[first - 1 : last])
+        return set(_IDENTIFIER.findall(text))
+
+    def values(self, var: Var) -> list[Expression]:
+        """The expressions that flow into ``var`` in this module."""
+        self._complete()
+        return [flow.value for flow in self._flows.get(var, ())]
+
+    def knows(self, var: Var) -> bool:
+        """Whether some value flows into ``var`` in this module."""
+        self._complete()
+        return var in self._flows
+
+    def unknown_source(self, var: Var, closed: Callable[[Type | None], bool]) -> Var | None:
+        """A binding ``var`` may hold the value of, whose provenance is not known (a
+        parameter, a variable nothing is assigned to in this module) and whose type is not
+        closed; ``None`` when every source is known."""
+        self._complete()
+        seen: set[Var] = set()
+        pending = [var]
+        while pending:
+            current = pending.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            if closed(current.type):
+                continue  # a closed value holds only what its type shows, which is checked
+            open_ended = current in self._parameters or current not in self._flows
+            if open_ended and not closed(current.type):
+                return current
+            pending.extend(self._sources_of(current))
+        return None
+
+    def held_functions(self, var: Var) -> Iterable[FuncItem | TypeInfo]:
+        """The functions, lambdas and classes of this module the values of ``var`` may hold
+        or run (each one is code hook code may run when it uses ``var``)."""
+        self._complete()
+        for flow in self._flows.get(var, ()):
+            for expr in (flow.value, *get_subexpressions(flow.value)):
+                if isinstance(expr, LambdaExpr):
+                    yield expr
+                elif isinstance(expr, RefExpr):
+                    if isinstance(expr.node, TypeInfo):
+                        yield expr.node
+                    else:
+                        func = function_of(expr.node)
+                        if func is not None:
+                            yield func
+
+    # -- the pass -------------------------------------------------------------------------
+
+    def _add(self, target: Expression, value: Expression) -> None:
+        if isinstance(target, TupleExpr | ListExpr):
+            for item in target.items:
+                self._add(item, value)
+            return
+        if isinstance(target, StarExpr):
+            self._add(target.expr, value)
+            return
+        base = target.base if isinstance(target, IndexExpr) else None
+        if isinstance(base, RefExpr) and base.fullname in PROCESS_WIDE_LISTS:
+            self.top_level_hazards.append((target.line, f"changing {base.fullname}"))
+        if isinstance(target, MemberExpr):
+            self._note_patch(target)
+        elif (
+            isinstance(target, NameExpr)
+            and target.kind == GDEF
+            and any(first <= target.line <= last for first, last in self._function_spans)
+        ):
+            # ``global X`` then ``X = ...`` in a function rebinds a module attribute.
+            self.patched[id(target)] = f'rebinding module variable "{target.name}"'
+
+        var = root_binding(target, self._checker)
+        if var is not None:
+            self._flows.setdefault(var, []).append(_Flow(value, value.line))
+
+    def _note_patch(self, target: MemberExpr) -> None:
+        base = target.expr
+        what = ""
+        if isinstance(base, RefExpr) and isinstance(base.node, MypyFile):
+            what = f'module "{base.node.fullname}"'
+        elif isinstance(base, RefExpr) and isinstance(base.node, TypeInfo):
+            what = f'class "{base.node.name}"'
+        if what:
+            self.patched[id(target)] = f'assigning attribute "{target.name}" of {what}'
+            assert isinstance(base, RefExpr)
+            owner = base.node.fullname if isinstance(base.node, MypyFile) else ""
+            if isinstance(base.node, TypeInfo):
+                owner = base.node.module_name
+            if owner != self._checker.tree.fullname:
+                # Setup code may patch its own module, never another one.
+                self.top_level_hazards.append(
+                    (target.line, f'assigning attribute "{target.name}" of {what}')
+                )
+            return
+        typ = get_proper_type(self._checker.lookup_type_or_none(base))
+        if typ is not None and not isinstance(typ, Instance) and class_of(typ) is not None:
+            self.patched[id(target)] = f'assigning attribute "{target.name}" of a class'
+
+    def _walk(self, statements: Iterable[Statement]) -> None:
+        pending: list[Node] = list(statements)
+        while pending:
+            node = pending.pop()
+            if type(node) in _LEAVES:
+                continue
+            if isinstance(node, AssignmentStmt):
+                for lvalue in node.lvalues:
+                    self._add(lvalue, node.rvalue)
+            elif isinstance(node, OperatorAssignmentStmt):
+                self._add(node.lvalue, node.rvalue)
+            elif isinstance(node, ForStmt):
+                self._add(node.index, node.expr)
+                pending.append(node.body)
+                if node.else_body is not None:
+                    pending.append(node.else_body)
+            elif isinstance(node, WithStmt):
+                for value, target in zip(node.expr, node.target, strict=True):
+                    if target is not None:
+                        self._add(target, value)
+                pending.append(node.body)
+            else:
+                self._compound(node, pending)
+
+    def _compound(self, node: Node, pending: list[Node]) -> None:
+        """Statements that hold blocks, definitions and classes."""
+        if isinstance(node, Block):
+            if node.is_unreachable and node.body:
+                self.hazards.append((node.body[0].line, "unreachable"))
+            pending.extend(node.body)
+        elif isinstance(node, IfStmt):
+            if any(_names_type_checking(e) for e in node.expr):
+                self.hazards.append((node.line, "type_checking"))
+                if node.else_body is not None and node.line in self._top_lines:
+                    self.top_level_hazards.append((node.line, MODULE_HAZARD))
+            pending.extend(node.body)
+            if node.else_body is not None:
+                pending.append(node.else_body)
+        elif isinstance(node, WhileStmt):
+            pending.append(node.body)
+            if node.else_body is not None:
+                pending.append(node.else_body)
+        elif isinstance(node, TryStmt):
+            pending.extend([node.body, *node.handlers])
+            pending.extend(b for b in (node.else_body, node.finally_body) if b is not None)
+        elif isinstance(node, MatchStmt):
+            pending.extend(node.bodies)
+        elif isinstance(node, FuncItem):
+            self._function_spans.append((node.line, node.end_line or node.line))
+            for argument in node.arguments:
+                self._parameters.add(argument.variable)
+                if argument.initializer is not None:
+                    self._flows.setdefault(argument.variable, []).append(
+                        _Flow(argument.initializer, argument.initializer.line)
+                    )
+            pending.append(node.body)
+        elif isinstance(node, Decorator):
+            self.decorators[id(node.func)] = node
+            pending.append(node.func)
+        elif isinstance(node, OverloadedFuncDef):
+            pending.extend(node.items)
+            if node.impl is not None:
+                pending.append(node.impl)
+        elif isinstance(node, ClassDef):
+            self.classes.append(node.info)
+            pending.append(node.defs)
+
+    def _expressions(self, expressions: Iterable[Expression]) -> None:
+        """Walrus targets, and calls that may store their arguments."""
+        for expr in expressions:
+            if isinstance(expr, AssignmentExpr):
+                self._add(expr.target, expr.value)
+            elif isinstance(expr, CallExpr) and isinstance(expr.callee, MemberExpr):
+                self._call(expr, expr.callee)
+
+    def _call(self, call: CallExpr, callee: MemberExpr) -> None:
+        receiver = get_proper_type(self._checker.lookup_type_or_none(callee.expr))
+        stores = callee.name in _STORING_METHODS
+        if not stores and isinstance(receiver, Instance):
+            # A method of a user class may keep what it is given.
+            stores = not _is_library(receiver.type.module_name, self._checker)
+        if not stores:
+            return
+        var = root_binding(callee.expr, self._checker)
+        if var is not None:
+            flows = self._flows.setdefault(var, [])
+            flows.extend(_Flow(argument, argument.line) for argument in call.args)
+
+    # -- the fixpoint -------------------------------------------------------------------------
+
+    def _settle(self, var: Var) -> None:
+        """Decide ``var`` and every binding it is built from, to a fixpoint over just that
+        part of the module (most bindings are never asked about)."""
+        order: list[Var] = []
+        pending = [var]
+        seen = {var}
+        while pending:
+            current = pending.pop()
+            order.append(current)
+            for source in self._sources_of(current):
+                if source not in seen and source not in self._settled:
+                    seen.add(source)
+                    pending.append(source)
+        for current in order:
+            found = self._direct(current)
+            if found is not None:
+                self._derived[current] = found
+        changed = True
+        while changed:
+            changed = False
+            for current in order:
+                if current in self._derived or self._closed_by_type(current):
+                    continue
+                for source in self._sources_of(current):
+                    found = self._derived.get(source)
+                    if found is not None:
+                        self._derived[current] = found
+                        changed = True
+                        break
+        self._settled.update(order)
+
+    def _closed_by_type(self, var: Var) -> bool:
+        return var.type is not None and self._immutable(var.type)
+
+    def _sources_of(self, var: Var) -> set[Var]:
+        known = self._sources.get(var)
+        if known is not None:
+            return known
+        found: set[Var] = set()
+        for flow in self._flows.get(var, ()):
+            for expr in (flow.value, *get_subexpressions(flow.value)):
+                if isinstance(expr, NameExpr | MemberExpr):
+                    source = root_binding(expr, self._checker)
+                    if source is not None and source is not var:
+                        found.add(source)
+        self._sources[var] = found
+        return found
+
+    def _direct(self, var: Var) -> Derivation | None:
+        if self._closed_by_type(var):
+            return None  # cannot carry a reference, whatever it was built from
+        for flow in self._flows.get(var, ()):
+            for expr in (flow.value, *get_subexpressions(flow.value)):
+                typ = self._checker.lookup_type_or_none(expr)
+                if typ is not None and self._reaches(typ):
+                    shown = self._text(flow.value)
+                    if len(shown) > _SHOWN or "\n" in shown:
+                        shown = self._text(expr)
+                    return Derivation(shown, expr.line)
+        return None
+
+    @property
+    def _source(self) -> list[str]:
+        if self._source_cache is None:
+            self._source_cache = _source_lines(self._checker.tree)
+        return self._source_cache
+
+    def _text(self, expr: Expression) -> str:
+        if expr.end_line != expr.line or expr.end_column is None:
+            return self._source[expr.line - 1].strip() if expr.line <= len(self._source) else "?"
+        return self._source[expr.line - 1][expr.column : expr.end_column]
+
+
+_IDENTIFIER: Final = re.compile(r"(?<![.\w])[A-Za-z_]\w*")
+"""A name as written, not an attribute (``.turn``)."""
+_LEAVES: Final = frozenset(
+    {ExpressionStmt, ReturnStmt, PassStmt, RaiseStmt, AssertStmt, Import, ImportFrom, ImportAll}
+)
+"""Statements that bind nothing and hold no block (their calls are read separately)."""
+_SHOWN: Final = 60
+"""Longest right-hand side a message quotes whole."""
+_TYPE_CHECKING_NAMES: Final = frozenset({"TYPE_CHECKING", "MYPY"})
+
+
+def _names_type_checking(expr: Expression) -> bool:
+    return any(
+        isinstance(e, NameExpr | MemberExpr) and e.name in _TYPE_CHECKING_NAMES
+        for e in (expr, *get_subexpressions(expr))
+    )
+
+
+def _source_lines(tree: MypyFile) -> list[str]:
+    try:
+        with open(tree.path, encoding="utf-8") as file:
+            return file.read().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+
+
+def _is_library(module: str, checker: TypeChecker) -> bool:
+    return is_library(module, checker.modules)

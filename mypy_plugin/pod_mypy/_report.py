@@ -1,0 +1,92 @@
+"""Every finding and every hook the plugin saw, for ``python -m pod_mypy check``.
+
+During a normal mypy run the plugin reports through mypy only. The stand-alone command
+installs a :class:`Report` first: then every ``hook-*`` error is also recorded here, where no
+``# type: ignore`` or ``# mypy: ignore-errors`` can silence it, together with the boundary
+report (each hook: where, which event, verified or why not).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, final
+
+from mypy.checker import TypeChecker
+from mypy.errorcodes import ErrorCode
+from mypy.nodes import Context
+from mypy.plugin import CheckerPluginInterface
+
+__all__ = [
+    "Finding",
+    "HookEntry",
+    "Report",
+    "Status",
+    "active",
+    "fail",
+    "install",
+    "record_finding",
+    "record_hook",
+]
+
+Status = Literal["verified", "unverifiable", "trusted"]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class Finding:
+    path: str
+    line: int
+    code: str
+    message: str
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class HookEntry:
+    path: str
+    line: int
+    event: str
+    hook: str
+    status: Status
+    why: str = ""
+
+
+@final
+@dataclass(slots=True)
+class Report:
+    findings: list[Finding] = field(default_factory=list[Finding])
+    hooks: list[HookEntry] = field(default_factory=list[HookEntry])
+
+
+_active: list[Report] = []
+
+
+def install(report: Report | None) -> None:
+    """Record into ``report`` from now on (``None``: stop recording)."""
+    _active.clear()
+    if report is not None:
+        _active.append(report)
+
+
+def active() -> Report | None:
+    return _active[0] if _active else None
+
+
+def record_finding(path: str, line: int, message: str, code: ErrorCode) -> None:
+    report = active()
+    if report is not None:
+        report.findings.append(Finding(path, line, code.code, message))
+
+
+def record_hook(entry: HookEntry) -> None:
+    report = active()
+    if report is not None:
+        report.hooks.append(entry)
+
+
+def fail(api: CheckerPluginInterface, message: str, context: Context, code: ErrorCode) -> None:
+    """Report an error through mypy, and into the active report."""
+    record_finding(api.path, context.line, message, code)
+    if isinstance(api, TypeChecker) and api.can_skip_diagnostics:
+        return  # mypy shows nothing for this module (and may have no scope to report in)
+    api.fail(message, context, code=code)

@@ -1,0 +1,89 @@
+"""``python -m pod_mypy check``: the boundary report, its exit codes, and what cannot
+silence it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from pod_mypy import __version__
+
+HOOKS = """\
+from llm_worker import ScriptedClient, Worker
+from pod import Continue, HookRegistry, PreToolDecision, ToolCallSummary, events
+
+registry = HookRegistry()
+WORKER = Worker(ScriptedClient([]))
+CLEAR = WORKER.context.clear
+
+
+@registry.on(events.PRE_TOOL_CALL)
+def wipes(call: ToolCallSummary) -> PreToolDecision:
+    CLEAR()  # type: ignore[hook-boundary]
+    return Continue()
+
+
+@registry.on(events.PRE_TOOL_CALL)
+def fine(call: ToolCallSummary) -> PreToolDecision:
+    return Continue()
+"""
+IGNORED = "# mypy: ignore-errors\n" + HOOKS.replace("CLEAR()  # type: ignore[hook-boundary]", "")
+
+
+def _check(project: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pod_mypy", *arguments],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_findings_are_reported_whatever_the_ignore_comments_say(tmp_path: Path) -> None:
+    (tmp_path / "hooks.py").write_text(HOOKS)
+    (tmp_path / "ignored.py").write_text(IGNORED)
+
+    done = _check(tmp_path, "check", "--json", "hooks.py", "ignored.py")
+
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert report["version"] == __version__
+    hooks = {(entry["path"], entry["hook"]): entry for entry in report["hooks"]}
+    assert hooks["hooks.py", "fine"]["status"] == "verified"
+    assert hooks["hooks.py", "fine"]["event"] == "PRE_TOOL_CALL"
+    assert hooks["hooks.py", "wipes"]["status"] == "unverifiable"
+    assert hooks["ignored.py", "fine"]["status"] == "unverifiable"
+    findings = [(f["path"], f["line"], f["code"]) for f in report["findings"]]
+    assert ("hooks.py", 11, "hook-boundary") in findings  # despite its # type: ignore
+    assert ("hooks.py", 10, "hook-escape") in findings  # the ignore itself
+    assert any(path == "ignored.py" for path, _, _ in findings)
+
+
+def test_a_clean_project_prints_the_report_and_exits_0(tmp_path: Path) -> None:
+    clean = HOOKS.replace("    CLEAR()  # type: ignore[hook-boundary]\n", "")
+    (tmp_path / "hooks.py").write_text(clean)
+
+    done = _check(tmp_path, "check", "hooks.py")
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "hooks.py:10  PRE_TOOL_CALL  wipes  verified" in done.stdout
+    assert "hooks.py:15  PRE_TOOL_CALL  fine  verified" in done.stdout
+    assert done.stdout.rstrip().endswith("2 hooks (2 verified); 0 findings")
+
+
+def test_usage_errors_exit_2_with_one_line(tmp_path: Path) -> None:
+    missing = _check(tmp_path, "check", "nowhere.py")
+    no_command = _check(tmp_path)
+
+    assert (missing.returncode, missing.stdout) == (2, "")
+    assert missing.stderr == "pod_mypy: error: no such file or directory: nowhere.py\n"
+    assert no_command.returncode == 2
+    assert len(no_command.stderr.splitlines()) == 1
+
+
+def test_version(tmp_path: Path) -> None:
+    done = _check(tmp_path, "--version")
+    assert (done.returncode, done.stdout) == (0, f"pod_mypy {__version__}\n")
