@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, final
 
-from llm_worker import Continue
+from llm_worker import PRE_TOOL_CALL_POINT, Continue
 from pod import FrozenHookRegistry, HookRegistry, ToolCallSummary, events
 
 from ._measure import Sample, sample
@@ -39,7 +39,7 @@ async def _through_registry(
     """Seconds per event through the registry's hook port."""
     start = time.perf_counter()
     for _ in range(rounds):
-        await frozen.pre_tool_call(info)
+        await frozen.ask(PRE_TOOL_CALL_POINT, info)
     return (time.perf_counter() - start) / rounds
 
 

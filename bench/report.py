@@ -18,7 +18,7 @@ from .hooks import HOOK_COUNTS, DispatchFigures
 from .loop import FLATNESS_WINDOWS, TURN_COUNTS, LoopFigures
 from .payload import HISTORY_LENGTHS, PayloadFigures
 
-__all__ = ["Row", "environment", "plot", "rows", "print_table", "raw_figures"]
+__all__ = ["Row", "environment", "plot", "print_table", "raw_figures", "rows"]
 
 LOOP_RATIO_TARGET: Final = 10.0
 FLATNESS_TARGET: Final = 1.2

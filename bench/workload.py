@@ -33,8 +33,8 @@ from pod import Continue, HookRegistry, Pod, PodSettings, PreRequestInfo, ToolCa
 from .floor import ARGUMENTS, FINAL_TEXT, HandWrittenLoop, echo_body
 
 __all__ = [
-    "Runner",
     "PodRunner",
+    "Runner",
     "make_baseline",
     "make_runner",
 ]

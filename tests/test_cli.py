@@ -63,3 +63,13 @@ def test_python_dash_m_pod_shows_help_for_every_command() -> None:
         )
         assert done.returncode == 0, done.stderr
         assert "usage: pod" in done.stdout
+
+
+def test_events_spells_generic_field_types_out(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "250")
+    assert main(["events"]) == 0
+    out = capsys.readouterr().out
+    assert "tool_names: tuple[str, ...]" in out
+    assert "input_tokens: int | None" in out

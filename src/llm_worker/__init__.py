@@ -5,6 +5,7 @@ The privileged API (interceptors and the mutable context) also lives in the
 ``pod``, which re-exports the read-only summaries and decisions built here.
 """
 
+from . import _summaries
 from ._client import LlmClient as LlmClient
 from ._client import LlmRequest as LlmRequest
 from ._client import LlmResponse as LlmResponse
@@ -28,6 +29,7 @@ from ._errors import HookFailedError as HookFailedError
 from ._errors import LlmClientError as LlmClientError
 from ._errors import LlmWorkerError as LlmWorkerError
 from ._errors import SnapshotError as SnapshotError
+from ._errors import ToolArgumentsError as ToolArgumentsError
 from ._errors import ToolDefinitionError as ToolDefinitionError
 from ._errors import UsageError as UsageError
 from ._errors import WorkerStateError as WorkerStateError
@@ -58,22 +60,17 @@ from ._snapshot import WorkerSnapshot as WorkerSnapshot
 from ._snapshot import check_known_version as check_known_version
 from ._snapshot import check_snapshot_header as check_snapshot_header
 from ._snapshot import parse_snapshot_json as parse_snapshot_json
-from ._summaries import PREVIEW_BYTES as PREVIEW_BYTES
-from ._summaries import AbortInfo as AbortInfo
-from ._summaries import PreRequestInfo as PreRequestInfo
-from ._summaries import PromptSubmitInfo as PromptSubmitInfo
-from ._summaries import ToolCallSummary as ToolCallSummary
-from ._summaries import ToolResultSummary as ToolResultSummary
-from ._summaries import TurnEndInfo as TurnEndInfo
+
+# Every event's Input, point and decision alias: a new event is exported with no edit here.
+from ._summaries import *  # noqa: F403
 from ._text import utf8_len as utf8_len
 from ._text import utf8_prefix as utf8_prefix
+from ._tool_calls import CallResolution as CallResolution
 from ._tools import FunctionTool as FunctionTool
 from ._tools import PrivilegedTool as PrivilegedTool
 from ._tools import Tool as Tool
-from ._tools import ToolArgumentsError as ToolArgumentsError
 from ._tools import ToolDefinition as ToolDefinition
 from ._tools import tool as tool
-from ._worker import CallResolution as CallResolution
 from ._worker import Worker as Worker
 from .interceptor import Interceptor as Interceptor
 from .interceptor import ToolCallInfo as ToolCallInfo
@@ -82,9 +79,7 @@ from .interceptor import ToolResultInfo as ToolResultInfo
 __all__ = [
     "ITEMS_ADAPTER",
     "NO_HOOKS",
-    "PREVIEW_BYTES",
     "SNAPSHOT_VERSION",
-    "AbortInfo",
     "Abort",
     "Aborted",
     "CallResolution",
@@ -92,7 +87,6 @@ __all__ = [
     "Continue",
     "Finished",
     "FunctionTool",
-    "PrivilegedTool",
     "HookFailedError",
     "HookPoint",
     "HookPort",
@@ -111,11 +105,10 @@ __all__ = [
     "PendingCall",
     "PostToolDecision",
     "PreRequestDecision",
-    "PreRequestInfo",
     "PreToolDecision",
     "Privileged",
+    "PrivilegedTool",
     "PromptSubmitDecision",
-    "PromptSubmitInfo",
     "Reasoning",
     "Role",
     "Script",
@@ -131,14 +124,11 @@ __all__ = [
     "ToolArgumentsError",
     "ToolCall",
     "ToolCallInfo",
-    "ToolCallSummary",
     "ToolDefinition",
     "ToolDefinitionError",
     "ToolResult",
     "ToolResultInfo",
-    "ToolResultSummary",
     "TurnEndDecision",
-    "TurnEndInfo",
     "Usage",
     "UsageError",
     "Worker",
@@ -146,11 +136,12 @@ __all__ = [
     "WorkerSnapshot",
     "WorkerStateError",
     "WorkerStatus",
+    "Yielded",
     "check_known_version",
     "check_snapshot_header",
     "parse_snapshot_json",
-    "Yielded",
     "tool",
     "utf8_len",
     "utf8_prefix",
 ]
+__all__ += _summaries.__all__

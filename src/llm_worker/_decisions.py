@@ -8,11 +8,12 @@ can stop or steer the run, never write to its context.
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias, final
+from typing import Final, Literal, TypeAlias, final
 
 from pydantic import BaseModel
 
 __all__ = [
+    "CONTINUE",
     "Abort",
     "Continue",
     "Pause",
@@ -30,6 +31,10 @@ class Continue(BaseModel, frozen=True, extra="forbid"):
     """Carry on: the neutral decision. The next hook in registration order is asked."""
 
     decision: Literal["continue"] = "continue"
+
+
+CONTINUE: Final = Continue()
+"""The shared ``Continue`` (decisions are immutable, so one will do)."""
 
 
 @final

@@ -9,10 +9,12 @@ LlmWorkerError
  |    +-- ContextTooLongError   the request exceeded the model's context window
  +-- HookFailedError           a hook raised, timed out or returned an illegal decision
  +-- SnapshotError             a saved run cannot be restored (corrupt, or another version)
+ +-- ToolArgumentsError        a tool's arguments from the model do not fit its schema
 ```
 
-Tool failures are not exceptions here: a tool that raises, an unknown tool and invalid
-arguments all become an error ``ToolResult`` the model sees.
+Tool failures do not escape the Worker: a tool that raises, an unknown tool and invalid
+arguments (``ToolArgumentsError``, raised by a ``@tool``'s ``call``) all become an error
+``ToolResult`` the model sees.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ __all__ = [
     "LlmClientError",
     "LlmWorkerError",
     "SnapshotError",
+    "ToolArgumentsError",
     "ToolDefinitionError",
     "UsageError",
     "WorkerStateError",
@@ -82,3 +85,8 @@ class HookFailedError(LlmWorkerError):
 class SnapshotError(LlmWorkerError):
     """A saved run cannot be restored: the data is not a snapshot, is corrupt, or comes from
     an incompatible version. Nothing was changed."""
+
+
+class ToolArgumentsError(LlmWorkerError):
+    """The model's arguments do not fit the tool's schema (raised by a ``@tool``'s ``call``;
+    the model's fault). The Worker turns it into an error result, so the model is told why."""

@@ -1,57 +1,69 @@
 """The hook port: how the engine asks hooks for decisions, without knowing ``pod``.
 
-The Worker calls one method per decision point with a read-only summary and acts on the
-decision. ``pod``'s frozen ``HookRegistry`` implements this protocol; :data:`NO_HOOKS` is the
-port of a Worker without hooks. A port reports a hook that raised, timed out or answered
-illegally by raising :class:`~llm_worker.HookFailedError`; the Worker then aborts the run.
+Every decision point is a :class:`HookPoint`, a typed key that fixes the point's Input (a
+read-only summary) and the decisions legal there. The Worker asks ``port.ask(point, info)``
+once per point and acts on the decision; the key's type parameters make checkers narrow the
+answer to that point's decisions. ``pod``'s frozen ``HookRegistry`` implements the port (its
+``pod.events`` catalogue wraps these keys); :data:`NO_HOOKS` is the port of a Worker without
+hooks. A port reports a hook that raised, timed out or answered illegally by raising
+:class:`~llm_worker.HookFailedError`; the Worker then aborts the run.
 
-A port may also say which decision points have hooks at all (:class:`SelectiveHookPort`):
-the Worker then neither builds a summary nor calls the port at a point without hooks, so
-an unused event costs nothing. A port that does not say is asked at every point.
+A port may also say which points have hooks at all (:class:`SelectiveHookPort`): the Worker
+then neither builds a summary nor calls the port at a point without hooks, so an unused
+event costs nothing. A port that does not say is asked at every point.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import Final, Literal, Protocol, TypeAlias, final, runtime_checkable
+from dataclasses import dataclass
+from typing import Any, Final, Generic, Protocol, TypeVar, cast, final, get_args, runtime_checkable
 
-from ._decisions import (
-    Continue,
-    PostToolDecision,
-    PreRequestDecision,
-    PreToolDecision,
-    PromptSubmitDecision,
-    TurnEndDecision,
-)
-from ._summaries import (
-    AbortInfo,
-    PreRequestInfo,
-    PromptSubmitInfo,
-    ToolCallSummary,
-    ToolResultSummary,
-    TurnEndInfo,
-)
+from pydantic import BaseModel
 
-__all__ = ["NO_HOOKS", "HookPoint", "HookPort", "NoHooks", "SelectiveHookPort"]
+__all__ = ["NO_HOOKS", "HookPoint", "HookPort", "NoHooks", "SelectiveHookPort", "legal"]
 
-HookPoint: TypeAlias = Literal[
-    "prompt_submit", "pre_llm_request", "pre_tool_call", "post_tool_call", "turn_end", "abort"
-]
-"""A decision point, named as its ``HookPort`` method (and as its ``pod`` event)."""
+InputT = TypeVar("InputT", bound=BaseModel)
+DecisionT = TypeVar("DecisionT")
+
+
+@final
+@dataclass(frozen=True, eq=False)  # no slots: ``HookPoint[I, D](...)`` sets __orig_class__
+class HookPoint(Generic[InputT, DecisionT]):
+    """A decision point of the engine: its name, its Input type and its legal decisions.
+
+    One instance per point, compared by identity; declared beside its Input in
+    ``_summaries.py``. ``pod.events`` wraps each one in a ``HookEvent``.
+    """
+
+    name: str
+    """Stable, snake_case name (the ``pod`` event's name, in JSON, TOML and the CLI)."""
+    input_type: type[InputT]
+    """The frozen summary hooks receive here."""
+    decision_types: tuple[type[BaseModel], ...]
+    """The decision classes legal here; empty for an observe-only point."""
+    neutral: DecisionT
+    """The decision when no hook objects (``Continue()``, or ``None`` for observe-only)."""
+
+    def __repr__(self) -> str:
+        return f"<HookPoint {self.name}>"
+
+
+def legal(decisions: object) -> tuple[type[BaseModel], ...]:
+    """The decision classes of a decision alias (``Continue | Abort`` -> ``(Continue, Abort)``)."""
+    members: tuple[object, ...] = get_args(decisions) or (decisions,)
+    return tuple(cast("type[BaseModel]", member) for member in members)
 
 
 class HookPort(Protocol):
-    """One method per decision point; each returns (an awaitable of) a decision legal there.
+    """Asks the hooks of a decision point and returns (an awaitable of) a decision legal there.
 
-    Implement them as ``async def`` methods, or as plain methods returning a coroutine.
+    Implement ``ask`` as an ``async def``, or as a plain method returning a coroutine.
     """
 
-    def prompt_submit(self, info: PromptSubmitInfo) -> Awaitable[PromptSubmitDecision]: ...
-    def pre_llm_request(self, info: PreRequestInfo) -> Awaitable[PreRequestDecision]: ...
-    def pre_tool_call(self, info: ToolCallSummary) -> Awaitable[PreToolDecision]: ...
-    def post_tool_call(self, info: ToolResultSummary) -> Awaitable[PostToolDecision]: ...
-    def turn_end(self, info: TurnEndInfo) -> Awaitable[TurnEndDecision]: ...
-    def abort(self, info: AbortInfo) -> Awaitable[None]: ...
+    def ask(self, point: HookPoint[InputT, DecisionT], info: InputT, /) -> Awaitable[DecisionT]:
+        """Return the hooks' decision at ``point`` for ``info`` (``point.neutral`` if none)."""
+        ...
 
 
 @runtime_checkable
@@ -62,39 +74,22 @@ class SelectiveHookPort(HookPort, Protocol):
     is built, and skips the points without hooks from then on.
     """
 
-    def listens_to(self, point: HookPoint) -> bool:
+    def listens_to(self, point: HookPoint[Any, Any], /) -> bool:
         """Whether any hook would be asked at ``point``."""
         ...
 
 
-_CONTINUE: Final = Continue()
-
-
 @final
 class NoHooks:
-    """The port with no hooks: every decision is ``Continue``."""
+    """The port with no hooks: every point resolves to its neutral decision."""
 
-    def listens_to(self, point: HookPoint) -> bool:
+    def listens_to(self, point: HookPoint[Any, Any], /) -> bool:
         del point
         return False
 
-    async def prompt_submit(self, info: PromptSubmitInfo) -> PromptSubmitDecision:
-        return _CONTINUE
-
-    async def pre_llm_request(self, info: PreRequestInfo) -> PreRequestDecision:
-        return _CONTINUE
-
-    async def pre_tool_call(self, info: ToolCallSummary) -> PreToolDecision:
-        return _CONTINUE
-
-    async def post_tool_call(self, info: ToolResultSummary) -> PostToolDecision:
-        return _CONTINUE
-
-    async def turn_end(self, info: TurnEndInfo) -> TurnEndDecision:
-        return _CONTINUE
-
-    async def abort(self, info: AbortInfo) -> None:
-        return None
+    async def ask(self, point: HookPoint[InputT, DecisionT], info: InputT, /) -> DecisionT:
+        del info
+        return point.neutral
 
 
 NO_HOOKS: Final = NoHooks()

@@ -21,8 +21,15 @@ __all__ = [
     "Yielded",
 ]
 
-PausePoint: TypeAlias = Literal["pre_llm_request", "pre_tool_call", "post_tool_call", "turn_end"]
-"""The decision point at which a run paused."""
+PausePoint: TypeAlias = Literal[
+    "pre_compact",
+    "pre_llm_request",
+    "post_llm_response",
+    "pre_tool_call",
+    "post_tool_call",
+    "turn_end",
+]
+"""The decision point at which a run paused (``pre_compact``: the Pod, before compacting)."""
 
 
 @final

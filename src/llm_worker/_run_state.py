@@ -6,18 +6,22 @@ paused run can be saved as JSON and resumed in another process (see ``WorkerSnap
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
 from ._client import Usage
-from ._items import ToolCall, ToolResult
+from ._items import Item, ToolCall, ToolResult
+from ._results import PausePoint
 
 __all__ = ["CallState", "RunState", "ToolBatch", "WorkerStatus"]
 
 WorkerStatus: TypeAlias = Literal["idle", "running", "paused", "yielded"]
 """``idle``: ready for ``run``; ``paused``/``yielded``: ready for ``resume`` (or a new run)."""
 
-Point: TypeAlias = Literal["idle", "pre_llm_request", "tool_calls", "turn_end"]
+Point: TypeAlias = Literal["idle", "tool_calls"] | PausePoint
+"""Where the turn stands: idle, inside the tool calls of a reply, or at a decision point it
+may pause at (one list of points: a point added to ``PausePoint`` is a place to stand too)."""
 
 
 @dataclass(slots=True)
@@ -44,6 +48,30 @@ class ToolBatch:
     next_decision: int = 0
     executed: bool = False
     next_record: int = 0
+
+    @classmethod
+    def of_reply(cls, items: Sequence[Item], start: int, request_index: int) -> ToolBatch | None:
+        """The batch of a reply's ``items`` appended at history index ``start`` (``None``: the
+        reply has no tool calls)."""
+        calls: list[CallState] = []
+        for offset, item in enumerate(items):
+            if isinstance(item, ToolCall):
+                calls.append(
+                    CallState(call=item, position=len(calls), history_index=start + offset)
+                )
+        return cls(calls=calls, request_index=request_index) if calls else None
+
+    def undecided(self) -> list[CallState]:
+        """The calls no one has decided on yet (a paused run's pending calls), in call order."""
+        return [c for c in self.calls if c.decision == "undecided"]
+
+    def to_run(self) -> list[CallState]:
+        """The approved calls that have no result yet, in call order."""
+        return [c for c in self.calls if c.decision == "approved" and c.result is None]
+
+    def unrecorded(self) -> list[CallState]:
+        """The calls whose result is not in the history yet, in call order."""
+        return [c for c in self.calls if not c.recorded]
 
 
 @dataclass(slots=True)

@@ -5,19 +5,50 @@ hook only the summary. Every summary is a frozen pydantic model made of strings,
 booleans: it holds no reference back into the run (no item, list, dict or tool), so a hook
 that keeps one sees later exactly what it saw then, and nothing it does to it can reach the
 history. Building one costs O(1) in history length: counters are kept as the run goes.
+
+Each Input is followed by its :class:`~llm_worker.HookPoint`, the typed key the Worker asks
+the hook port with (``port.ask(PRE_TOOL_CALL_POINT, info)``); ``pod.events`` wraps each
+point in its catalogue entry. An event's Input, point and (for a new event) decision alias
+live here together, and this module's ``__all__`` is re-exported by ``llm_worker``.
 """
 
 from __future__ import annotations
 
-from typing import Final, final
+from typing import Any, Final, TypeAlias, final
 
 from pydantic import BaseModel, JsonValue
 
 from ._arguments import parse_arguments
+from ._client import StopReason
+from ._decisions import (
+    CONTINUE,
+    Abort,
+    Continue,
+    Pause,
+    PostToolDecision,
+    PreRequestDecision,
+    PreToolDecision,
+    PromptSubmitDecision,
+    TurnEndDecision,
+)
+from ._hook_port import HookPoint, legal
 
 __all__ = [
+    "ABORT_POINT",
+    "HOOK_POINTS",
+    "POST_LLM_RESPONSE_POINT",
+    "POST_TOOL_CALL_POINT",
     "PREVIEW_BYTES",
+    "PRE_COMPACT_POINT",
+    "PRE_LLM_REQUEST_POINT",
+    "PRE_TOOL_CALL_POINT",
+    "PROMPT_SUBMIT_POINT",
+    "TURN_END_POINT",
     "AbortInfo",
+    "PostLlmResponseInfo",
+    "PostResponseDecision",
+    "PreCompactDecision",
+    "PreCompactInfo",
     "PreRequestInfo",
     "PromptSubmitInfo",
     "ToolCallSummary",
@@ -39,6 +70,11 @@ class PromptSubmitInfo(BaseModel, frozen=True, extra="forbid", use_attribute_doc
     """0-based index of the turn this prompt starts (one turn per ``run``)."""
 
 
+PROMPT_SUBMIT_POINT: Final = HookPoint[PromptSubmitInfo, PromptSubmitDecision](
+    "prompt_submit", PromptSubmitInfo, legal(PromptSubmitDecision), CONTINUE
+)
+
+
 @final
 class PreRequestInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
     """The context about to be sent to the model."""
@@ -56,12 +92,48 @@ class PreRequestInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docst
     """Tool calls the model has made so far in this turn."""
 
 
+PRE_LLM_REQUEST_POINT: Final = HookPoint[PreRequestInfo, PreRequestDecision](
+    "pre_llm_request", PreRequestInfo, legal(PreRequestDecision), CONTINUE
+)
+
+
+@final
+class PostLlmResponseInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
+    """The model replied; the reply is in the history, and nothing in it has acted yet."""
+
+    turn: int
+    """0-based index of the current turn."""
+    request_index: int
+    """0-based index, within the turn, of the request this reply answers."""
+    text_preview: str
+    """The start of the reply's text, at most ``PREVIEW_BYTES`` UTF-8 bytes (``""`` if none)."""
+    tool_call_count: int
+    """Number of tool calls in the reply (0: the turn is about to end)."""
+    tool_names: tuple[str, ...]
+    """The tool each call asks for, in call order (a name repeats for repeated calls)."""
+    stop_reason: StopReason
+    """Why the model stopped, normalised across providers (``max_tokens``: cut short)."""
+    input_tokens: int | None
+    """Input tokens the provider reported for the request; ``None`` if it reported none."""
+    output_tokens: int | None
+    """Output tokens the provider reported for the reply; ``None`` if it reported none."""
+
+
+PostResponseDecision: TypeAlias = Continue | Abort | Pause
+"""Legal at ``POST_LLM_RESPONSE``."""
+POST_LLM_RESPONSE_POINT: Final = HookPoint[PostLlmResponseInfo, PostResponseDecision](
+    "post_llm_response", PostLlmResponseInfo, legal(PostResponseDecision), CONTINUE
+)
+
+
 @final
 class ToolCallSummary(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
     """A tool call the model asked for, as it stands after the interceptors."""
 
     call_id: str
+    """The provider's id of the call; its result carries the same id."""
     tool_name: str
+    """The name of the tool the model asked for (it may be unknown to the Worker)."""
     arguments: str
     """The arguments as JSON text (a copy: parsing it gives a fresh object every time)."""
     turn: int
@@ -83,19 +155,33 @@ class ToolCallSummary(BaseModel, frozen=True, extra="forbid", use_attribute_docs
         return None if parsed is None else parsed.get(name)
 
 
+PRE_TOOL_CALL_POINT: Final = HookPoint[ToolCallSummary, PreToolDecision](
+    "pre_tool_call", ToolCallSummary, legal(PreToolDecision), CONTINUE
+)
+
+
 @final
 class ToolResultSummary(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
     """The result of a tool call, as it stands after the interceptors (e.g. truncated)."""
 
     call_id: str
+    """The id of the call this result answers."""
     tool_name: str
+    """The name of the tool that was called."""
     is_error: bool
+    """True when the tool failed, timed out, got invalid arguments or does not exist: the
+    output is then the error message the model will see."""
     output_preview: str
     """The start of the output, at most ``PREVIEW_BYTES`` UTF-8 bytes."""
     output_length: int
     """Length of the whole output in UTF-8 bytes."""
     turn: int
     """0-based index of the current turn."""
+
+
+POST_TOOL_CALL_POINT: Final = HookPoint[ToolResultSummary, PostToolDecision](
+    "post_tool_call", ToolResultSummary, legal(PostToolDecision), CONTINUE
+)
 
 
 @final
@@ -110,10 +196,57 @@ class TurnEndInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrin
     """The start of the final answer, at most ``PREVIEW_BYTES`` UTF-8 bytes."""
 
 
+TURN_END_POINT: Final = HookPoint[TurnEndInfo, TurnEndDecision](
+    "turn_end", TurnEndInfo, legal(TurnEndDecision), CONTINUE
+)
+
+
 @final
 class AbortInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
     """The run is being aborted; observe only."""
 
     reason: str
+    """Why the run ends: the deciding hook's or interceptor's reason, or the error."""
     turn: int
     """0-based index of the turn being aborted."""
+
+
+ABORT_POINT: Final = HookPoint[AbortInfo, None]("abort", AbortInfo, (), None)
+
+
+@final
+class PreCompactInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
+    """Compaction is about to replace older history items by one summary."""
+
+    turn: int
+    """0-based index of the current turn."""
+    items_to_replace: int
+    """History items the summary will replace (the pinned system messages and the most
+    recent items are kept)."""
+    estimated_tokens: int
+    """Estimated input tokens of the next request before compaction (see
+    ``PreRequestInfo.estimated_tokens``)."""
+    threshold_tokens: int
+    """The compaction threshold the estimate is over (``PodSettings``)."""
+
+
+PreCompactDecision: TypeAlias = Continue | Pause
+"""Legal at ``PRE_COMPACT``."""
+PRE_COMPACT_POINT: Final = HookPoint[PreCompactInfo, PreCompactDecision](
+    "pre_compact", PreCompactInfo, legal(PreCompactDecision), CONTINUE
+)
+
+
+HOOK_POINTS: Final[tuple[HookPoint[Any, Any], ...]] = (
+    PROMPT_SUBMIT_POINT,
+    PRE_COMPACT_POINT,
+    PRE_LLM_REQUEST_POINT,
+    POST_LLM_RESPONSE_POINT,
+    PRE_TOOL_CALL_POINT,
+    POST_TOOL_CALL_POINT,
+    TURN_END_POINT,
+    ABORT_POINT,
+)
+"""Every decision point, in the order a run meets them (``pod.events.CATALOGUE`` wraps each).
+
+The Worker asks all but ``PRE_COMPACT``, which its owner asks (compaction is the Pod's)."""

@@ -18,21 +18,10 @@ from typing import Any, Protocol, cast, final, overload
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError, create_model
 
-from ._errors import LlmWorkerError, ToolDefinitionError
+from ._errors import ToolArgumentsError, ToolDefinitionError
 from ._privilege import Privileged
 
-__all__ = [
-    "FunctionTool",
-    "PrivilegedTool",
-    "Tool",
-    "ToolArgumentsError",
-    "ToolDefinition",
-    "tool",
-]
-
-
-class ToolArgumentsError(LlmWorkerError):
-    """The model's arguments do not fit the tool's schema; the model is told why."""
+__all__ = ["FunctionTool", "PrivilegedTool", "Tool", "ToolDefinition", "tool"]
 
 
 class Tool(Protocol):

@@ -9,19 +9,24 @@ Invariant: whatever happens (skip, abort, pause then a new prompt, a failing too
 arguments, an unknown tool, a failing hook, cancellation of the task running the Worker),
 every ``ToolCall`` in the history ends up with exactly one ``ToolResult``, appended in call
 order.
+
+Why this module is about 500 lines: it is the loop's state machine (run, resume, abort,
+snapshot and the points that decide the run's course: prompt, request and reply, turn end)
+and those steps share one run state. What stands apart lives apart: the tool-calls point
+(``_tool_calls.py``), running tools (``_tool_runner.py``), the interceptor chain
+(``_interceptor_chain.py``), batch bookkeeping (``ToolBatch``), the typed hook keys
+(``_summaries.py``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import copy
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Final, TypeAlias, assert_never, final
+from typing import Any, Final, assert_never, final
 
-from ._arguments import ArgumentsError, load_arguments
 from ._client import LlmClient, LlmRequest, LlmResponse, Usage
-from ._decisions import Abort, Continue, Pause, Skip
+from ._decisions import CONTINUE, Abort, Continue, Pause
 from ._errors import (
     HookFailedError,
     LlmClientError,
@@ -30,8 +35,9 @@ from ._errors import (
     WorkerStateError,
 )
 from ._history import History
-from ._hook_port import NO_HOOKS, HookPort, SelectiveHookPort
-from ._items import Item, Message, ToolCall, ToolResult
+from ._hook_port import NO_HOOKS, HookPoint, HookPort, SelectiveHookPort
+from ._interceptor_chain import first_action, overrides
+from ._items import Item, Message
 from ._privilege import Privileged
 from ._results import (
     Aborted,
@@ -43,34 +49,35 @@ from ._results import (
     WorkerResult,
     Yielded,
 )
-from ._run_state import CallState, RunState, ToolBatch, WorkerStatus
+from ._run_state import RunState, ToolBatch, WorkerStatus
 from ._snapshot import SNAPSHOT_VERSION, WorkerSnapshot
 from ._summaries import (
+    ABORT_POINT,
+    HOOK_POINTS,
+    POST_LLM_RESPONSE_POINT,
+    PRE_LLM_REQUEST_POINT,
     PREVIEW_BYTES,
+    PROMPT_SUBMIT_POINT,
+    TURN_END_POINT,
     AbortInfo,
+    PostLlmResponseInfo,
     PreRequestInfo,
     PromptSubmitInfo,
-    ToolCallSummary,
-    ToolResultSummary,
     TurnEndInfo,
 )
-from ._text import utf8_len, utf8_prefix
-from ._tools import PrivilegedTool, Tool, ToolArgumentsError, ToolDefinition
+from ._text import utf8_prefix
+from ._tool_calls import CallResolution, PauseAt, Stop, ToolCalls
+from ._tool_runner import ToolRunner
+from ._tools import PrivilegedTool, Tool, ToolDefinition
 from ._validated import validated
 from .interceptor import (
-    CONTINUE,
     Interceptor,
     PromptInfo,
-    ToolCallInfo,
-    ToolMeta,
-    ToolResultInfo,
     Yield,
 )
 
-__all__ = ["CallResolution", "Worker"]
+__all__ = ["Worker"]
 
-CallResolution: TypeAlias = Continue | Skip | Abort
-"""A caller's decision for a pending tool call on ``resume``: approve, skip or abort."""
 
 _NO_RESOLUTIONS: Final[Mapping[str, CallResolution]] = {}
 
@@ -117,32 +124,35 @@ class Worker(Privileged):
         # Only the methods an interceptor overrides are called: the base ones carry on.
         chain = self._interceptors
         self._prompt_chain = tuple(
-            i.on_prompt_submit for i in chain if _overrides(i, "on_prompt_submit")
+            i.on_prompt_submit for i in chain if overrides(i, "on_prompt_submit")
         )
         self._request_chain = tuple(
-            i.pre_llm_request for i in chain if _overrides(i, "pre_llm_request")
+            i.pre_llm_request for i in chain if overrides(i, "pre_llm_request")
         )
         self._pre_tool_chain = tuple(
-            i.pre_tool_call for i in chain if _overrides(i, "pre_tool_call")
+            i.pre_tool_call for i in chain if overrides(i, "pre_tool_call")
         )
         self._post_tool_chain = tuple(
-            i.post_tool_call for i in chain if _overrides(i, "post_tool_call")
+            i.post_tool_call for i in chain if overrides(i, "post_tool_call")
         )
-        self._turn_end_chain = tuple(i.on_turn_end for i in chain if _overrides(i, "on_turn_end"))
+        self._turn_end_chain = tuple(i.on_turn_end for i in chain if overrides(i, "on_turn_end"))
         self._hooks = hooks
         self._system_prompt = system_prompt
         if max_requests_per_turn < 1:
             raise UsageError("max_requests_per_turn must be at least 1")
         self._max_requests = max_requests_per_turn
-        self._tool_timeout = tool_timeout
         # Points without hooks cost nothing: no summary is built, the port is not called.
         listens = hooks.listens_to if isinstance(hooks, SelectiveHookPort) else None
-        self._ask_prompt_submit = listens is None or listens("prompt_submit")
-        self._ask_pre_llm_request = listens is None or listens("pre_llm_request")
-        self._ask_pre_tool_call = listens is None or listens("pre_tool_call")
-        self._ask_post_tool_call = listens is None or listens("post_tool_call")
-        self._ask_turn_end = listens is None or listens("turn_end")
-        self._ask_abort = listens is None or listens("abort")
+        self._asked: frozenset[HookPoint[Any, Any]] = frozenset(
+            point for point in HOOK_POINTS if listens is None or listens(point)
+        )
+        self._tool_calls = ToolCalls(
+            tools=self._tools,
+            runner=ToolRunner(self._tools, tool_timeout),
+            interceptors=self._interceptors,
+            hooks=hooks,
+            asked=self._asked,
+        )
         self._history = History(history)
         self._request = self._request_for(self._history)
         self._state = RunState()
@@ -256,12 +266,31 @@ class Worker(Privileged):
         if state.status not in ("paused", "yielded"):
             raise WorkerStateError(f"nothing to resume: the Worker is {state.status}")
         resolutions = dict(decisions or {})
-        pending = {c.call.call_id for c in self._undecided()}
+        undecided = [] if state.batch is None else state.batch.undecided()
+        pending = {c.call.call_id for c in undecided}
         unknown = sorted(set(resolutions) - pending)
         if unknown:
             raise WorkerStateError(f"no pending tool call with id {', '.join(unknown)}")
         state.status = "running"
         return await self._guarded(self._advance(resolutions))
+
+    async def abort(self, reason: str, *, error: Exception | None = None) -> Aborted:
+        """End a paused or yielded run as ``Aborted``, as a hook's ``Abort`` would.
+
+        Its open tool calls get synthetic results, then the interceptors and the ``ABORT``
+        hooks are told. For the owner of a run stopped outside the loop (the Pod, when a hook
+        fails before compaction).
+
+        Args:
+            reason: why; it becomes ``Aborted.reason``.
+            error: the error that ended the run, if any (``Aborted.error_type`` names it).
+
+        Raises:
+            WorkerStateError: the Worker is not paused or yielded.
+        """
+        if self._state.status not in ("paused", "yielded"):
+            raise WorkerStateError(f"nothing to abort: the Worker is {self._state.status}")
+        return await self._abort(reason, error=error)
 
     async def _guarded(self, work: Awaitable[WorkerResult]) -> WorkerResult:
         try:
@@ -278,14 +307,10 @@ class Worker(Privileged):
     async def _submit(self, prompt: str) -> WorkerResult:
         state = self._state
         info = PromptInfo(message=Message(role="user", text=prompt))
-        action: Continue | Abort = CONTINUE
-        for on_prompt_submit in self._prompt_chain:
-            action = on_prompt_submit(info)
-            if not isinstance(action, Continue):
-                break
-        if isinstance(action, Continue) and self._ask_prompt_submit:
+        action = first_action(self._prompt_chain, info) if self._prompt_chain else CONTINUE
+        if isinstance(action, Continue) and PROMPT_SUBMIT_POINT in self._asked:
             summary = PromptSubmitInfo(input_text=info.message.text, turn=state.turn)
-            action = await self._hooks.prompt_submit(summary)
+            action = await self._hooks.ask(PROMPT_SUBMIT_POINT, summary)
         match action:
             case Continue():
                 pass
@@ -302,8 +327,12 @@ class Worker(Privileged):
         while True:
             if state.point == "pre_llm_request":
                 outcome = await self._request_step()
-            elif state.point == "tool_calls":
-                outcome = await self._tool_step(resolutions)
+            elif state.point == "tool_calls":  # ToolCalls is the step (one coroutine less)
+                stop = await self._tool_calls.step(state, self._history, resolutions)
+                if stop is not None:
+                    return await self._stop(stop)
+                state.point = "pre_llm_request"
+                continue
             elif state.point == "turn_end":
                 outcome = await self._turn_end_step()
             else:
@@ -321,11 +350,7 @@ class Worker(Privileged):
                 state.status = "idle"
                 state.point = "idle"
                 return LimitReached(limit=self._max_requests, turn=state.turn)
-            action: Continue | Abort | Yield = CONTINUE
-            for pre_llm_request in self._request_chain:
-                action = pre_llm_request(history)
-                if not isinstance(action, Continue):
-                    break
+            action = first_action(self._request_chain, history) if self._request_chain else CONTINUE
             match action:
                 case Continue():
                     pass
@@ -336,8 +361,9 @@ class Worker(Privileged):
                     return await self._abort(reason)
                 case _:
                     assert_never(action)
-            if self._ask_pre_llm_request:
-                decision = await self._hooks.pre_llm_request(
+            if PRE_LLM_REQUEST_POINT in self._asked:
+                decision = await self._hooks.ask(
+                    PRE_LLM_REQUEST_POINT,
                     validated(
                         PreRequestInfo,
                         turn=state.turn,
@@ -345,18 +371,11 @@ class Worker(Privileged):
                         item_count=len(history),
                         estimated_tokens=history.estimated_tokens(),
                         tool_calls_this_turn=state.tool_calls_this_turn,
-                    )
+                    ),
                 )
-                match decision:
-                    case Continue():
-                        pass
-                    case Abort(reason=reason):
-                        return await self._abort(reason)
-                    case Pause(reason=reason):
-                        state.hooks_done = True
-                        return self._pause("pre_llm_request", reason)
-                    case _:
-                        assert_never(decision)
+                if not isinstance(decision, Continue):
+                    state.hooks_done = True  # if paused, resuming sends the request as it is
+                    return await self._act(decision, "pre_llm_request")
         state.hooks_done = False
         chars_sent = history.chars
         try:
@@ -364,7 +383,31 @@ class Worker(Privileged):
         except LlmClientError as exc:
             return await self._abort(f"model request failed: {exc}", error=exc)
         self._take_reply(response, chars_sent)
-        return None
+        if POST_LLM_RESPONSE_POINT not in self._asked:
+            return None
+        # The reply is in the history and its calls are the batch: a pause resumes with them,
+        # an abort closes them.
+        calls = response.tool_calls
+        usage = response.usage
+        decision = await self._hooks.ask(
+            POST_LLM_RESPONSE_POINT,
+            validated(
+                PostLlmResponseInfo,
+                turn=state.turn,
+                request_index=state.request_index - 1,
+                text_preview=utf8_prefix(response.text, PREVIEW_BYTES),
+                tool_call_count=len(calls),
+                tool_names=tuple(call.name for call in calls),
+                stop_reason=response.stop_reason,
+                input_tokens=None if usage is None else usage.input_tokens,
+                output_tokens=None if usage is None else usage.output_tokens,
+            ),
+        )
+        return (
+            None
+            if isinstance(decision, Continue)
+            else await self._act(decision, "post_llm_response")
+        )
 
     def _take_reply(self, response: LlmResponse, chars_sent: int) -> None:
         """Append a reply to the history; its tool calls become the batch to decide on."""
@@ -375,295 +418,63 @@ class Worker(Privileged):
         if response.usage is not None:
             state.usage.append(response.usage)
             history.calibrate(response.usage.input_tokens, chars_sent)
-        start = len(history)
-        items = response.items
-        history.extend(items)
-        calls: list[CallState] = []
-        for offset, item in enumerate(items):
-            if isinstance(item, ToolCall):
-                calls.append(
-                    CallState(call=item, position=len(calls), history_index=start + offset)
-                )
-        if calls:
-            state.tool_calls_this_turn += len(calls)
-            state.batch = ToolBatch(calls=calls, request_index=request_index)
+        batch = ToolBatch.of_reply(response.items, len(history), request_index)
+        history.extend(response.items)
+        if batch is not None:
+            state.tool_calls_this_turn += len(batch.calls)
+            state.batch = batch
             state.point = "tool_calls"
         else:
             state.final_text = response.text
             state.point = "turn_end"
 
-    async def _tool_step(self, resolutions: Mapping[str, CallResolution]) -> WorkerResult | None:
-        state = self._state
-        batch = state.batch
-        assert batch is not None
-        calls = batch.calls
-        while batch.next_decision < len(calls):
-            call_state = calls[batch.next_decision]
-            outcome = await self._decide(call_state, batch, resolutions)
-            if outcome is not None:
-                return outcome
-            batch.next_decision += 1
-        if not batch.executed:
-            if len(calls) == 1:  # the common case, without a task group
-                only = calls[0]
-                if only.decision == "approved" and only.result is None:
-                    only.result = await self._run_tool(only.call)
-            else:
-                await self._execute(batch)
-            batch.executed = True
-        while batch.next_record < len(calls):
-            call_state = calls[batch.next_record]
-            outcome = await self._record(call_state, batch)
-            batch.next_record += 1
-            if outcome is not None:
-                return outcome
-        state.batch = None
-        state.point = "pre_llm_request"
-        return None
-
-    async def _decide(
-        self,
-        call_state: CallState,
-        batch: ToolBatch,
-        resolutions: Mapping[str, CallResolution],
-    ) -> WorkerResult | None:
-        if not call_state.pre_intercepted:
-            action: Continue | Skip | Abort | Pause = CONTINUE
-            info: ToolCallInfo | None = None
-            if self._pre_tool_chain:
-                info = ToolCallInfo(
-                    call=call_state.call,
-                    meta=self._meta(call_state, batch),
-                    tool=self._tools.get(call_state.call.name),
-                )
-                for pre_tool_call in self._pre_tool_chain:
-                    action = pre_tool_call(info)
-                    if not isinstance(action, Continue):
-                        break
-            call_state.pre_intercepted = True
-            if info is not None and info.call is not call_state.call:
-                self._rewrite_call(call_state, info.call)
-            match action:
-                case Continue():
-                    pass
-                case Skip(reason=reason):
-                    call_state.decision = "skipped"
-                    call_state.skip_reason = reason
-                    return None
-                case Abort(reason=reason):
-                    return await self._abort(reason)
-                case Pause(reason=reason):
-                    return self._pause("pre_tool_call", reason)
-                case _:
-                    assert_never(action)
-        resolution = resolutions.get(call_state.call.call_id) if resolutions else None
-        decision: Continue | Skip | Abort | Pause
-        if resolution is not None:
-            decision = resolution
-        elif not self._ask_pre_tool_call:
-            decision = CONTINUE
-        else:
-            call = call_state.call
-            decision = await self._hooks.pre_tool_call(
-                validated(
-                    ToolCallSummary,
-                    call_id=call.call_id,
-                    tool_name=call.name,
-                    arguments=call.arguments,
-                    turn=self._state.turn,
-                )
-            )
-        match decision:
-            case Continue():
-                call_state.decision = "approved"
-            case Skip(reason=reason):
-                call_state.decision = "skipped"
-                call_state.skip_reason = reason
-            case Abort(reason=reason):
-                return await self._abort(reason)
-            case Pause(reason=reason):
-                return self._pause("pre_tool_call", reason)
-            case _:
-                assert_never(decision)
-        return None
-
-    async def _record(self, call_state: CallState, batch: ToolBatch) -> WorkerResult | None:
-        """Post-process one result (interceptors, then hooks) and append it, in call order."""
-        if call_state.decision == "skipped":
-            self._append_result(call_state, _skipped_result(call_state))
-            return None
-        action = self._post_intercept(call_state, batch)
-        match action:
-            case Continue():
-                pass
-            case Abort(reason=reason):
-                self._append_result(call_state, call_state.result)
-                return await self._abort(reason)
-            case _:
-                assert_never(action)
-        result = call_state.result
-        assert result is not None
-        if not self._ask_post_tool_call:
-            self._append_result(call_state, result)
-            return None
-        decision = await self._hooks.post_tool_call(
-            validated(
-                ToolResultSummary,
-                call_id=result.call_id,
-                tool_name=result.name,
-                is_error=result.is_error,
-                output_preview=utf8_prefix(result.content, PREVIEW_BYTES),
-                output_length=utf8_len(result.content),
-                turn=self._state.turn,
-            )
-        )
-        self._append_result(call_state, result)
-        match decision:
-            case Continue():
-                return None
-            case Abort(reason=reason):
-                return await self._abort(reason)
-            case Pause(reason=reason):
-                return self._pause("post_tool_call", reason)
-            case _:
-                assert_never(decision)
-
     async def _turn_end_step(self) -> WorkerResult | None:
         state = self._state
         if not state.interceptors_done:
-            action: Continue | Pause = CONTINUE
-            for on_turn_end in self._turn_end_chain:
-                action = on_turn_end(self._history)
-                if not isinstance(action, Continue):
-                    break
+            chain = self._turn_end_chain
+            action = first_action(chain, self._history) if chain else CONTINUE
             state.interceptors_done = True
-            match action:
-                case Continue():
-                    pass
-                case Pause(reason=reason):
-                    return self._pause("turn_end", reason)
-                case _:
-                    assert_never(action)
-        if not state.hooks_done and self._ask_turn_end:
-            decision = await self._hooks.turn_end(
+            if not isinstance(action, Continue):
+                return await self._act(action, "turn_end")
+        if not state.hooks_done and TURN_END_POINT in self._asked:
+            decision = await self._hooks.ask(
+                TURN_END_POINT,
                 TurnEndInfo(
                     turn=state.turn,
                     tool_calls_in_turn=state.tool_calls_this_turn,
                     final_text_preview=utf8_prefix(state.final_text, PREVIEW_BYTES),
-                )
+                ),
             )
-            match decision:
-                case Continue():
-                    pass
-                case Pause(reason=reason):
-                    state.hooks_done = True
-                    return self._pause("turn_end", reason)
-                case _:
-                    assert_never(decision)
+            if not isinstance(decision, Continue):
+                state.hooks_done = True  # if paused, resuming finishes the turn
+                return await self._act(decision, "turn_end")
         state.status = "idle"
         state.point = "idle"
         return Finished(text=state.final_text, turn=state.turn)
 
     # -- acting ---------------------------------------------------------------------------
 
-    async def _execute(self, batch: ToolBatch) -> None:
-        """Run the approved calls of a batch concurrently; every call gets a result."""
-        approved = [c for c in batch.calls if c.decision == "approved" and c.result is None]
-        if len(approved) == 1:
-            approved[0].result = await self._run_tool(approved[0].call)
-            return
-        async with asyncio.TaskGroup() as group:
-            tasks = [(c, group.create_task(self._run_tool(c.call))) for c in approved]
-        for call_state, task in tasks:
-            call_state.result = task.result()
+    async def _act(self, decision: Abort | Pause, point: PausePoint) -> WorkerResult:
+        """What a decision that stops the run means at any point: abort, or pause there."""
+        match decision:
+            case Abort(reason=reason):
+                return await self._abort(reason)
+            case Pause(reason=reason):
+                return self._pause(point, reason)
+            case _:
+                assert_never(decision)
 
-    async def _run_tool(self, call: ToolCall) -> ToolResult:
-        """Run one tool call; every failure becomes an error result the model sees."""
-        tool = self._tools.get(call.name)
-        if tool is None:
-            known = ", ".join(sorted(self._tools)) or "none"
-            return _error_result(call, f"unknown tool {call.name!r} (available: {known})")
-        try:
-            # The hooks' parser (``ToolCallSummary.parsed_arguments``): a tool runs only with
-            # the value the hooks could see.
-            arguments = load_arguments(call.arguments)
-        except ArgumentsError as exc:
-            return _error_result(call, str(exc))
-        try:
-            if self._tool_timeout is None:
-                content = await tool.call(arguments)
-            else:
-                async with asyncio.timeout(self._tool_timeout):
-                    content = await tool.call(arguments)
-        except ToolArgumentsError as exc:
-            return _error_result(call, f"invalid arguments for {call.name}: {exc}")
-        except TimeoutError:
-            return _error_result(call, f"tool {call.name} timed out after {self._tool_timeout}s")
-        except Exception as exc:  # a failing tool is the model's news, not a crash
-            return _error_result(call, f"tool {call.name} failed: {type(exc).__name__}: {exc}")
-        problem = _not_text(content)
-        if problem is not None:
-            return _error_result(call, f"tool {call.name} returned {problem}")
-        return validated(ToolResult, call_id=call.call_id, name=call.name, content=content)
-
-    def _post_intercept(self, call_state: CallState, batch: ToolBatch) -> Continue | Abort:
-        if call_state.post_intercepted:
-            return CONTINUE
-        assert call_state.result is not None
-        if not self._post_tool_chain:
-            call_state.post_intercepted = True
-            return CONTINUE
-        info = ToolResultInfo(
-            call=call_state.call,
-            result=call_state.result,
-            meta=self._meta(call_state, batch),
-            tool=self._tools.get(call_state.call.name),
-        )
-        action: Continue | Abort = CONTINUE
-        for post_tool_call in self._post_tool_chain:
-            action = post_tool_call(info)
-            if not isinstance(action, Continue):
-                break
-        if info.result.call_id != call_state.call.call_id:
-            raise UsageError("an interceptor changed a tool result's call_id")
-        call_state.result = info.result
-        call_state.post_intercepted = True
-        return action
-
-    def _rewrite_call(self, call_state: CallState, new_call: ToolCall) -> None:
-        if new_call.call_id != call_state.call.call_id:
-            raise UsageError("an interceptor changed a tool call's call_id")
-        index = call_state.history_index
-        history = self._history
-        if not (index < len(history) and history[index] is call_state.call):
-            index = next(i for i, item in enumerate(history) if item is call_state.call)
-            call_state.history_index = index
-        history[index] = new_call
-        call_state.call = new_call
-
-    def _append_result(self, call_state: CallState, result: ToolResult | None) -> None:
-        assert result is not None
-        if not call_state.recorded:
-            self._history.append(result)
-            call_state.recorded = True
+    async def _stop(self, stop: Stop) -> WorkerResult:
+        match stop:
+            case Abort(reason=reason):
+                return await self._abort(reason)
+            case PauseAt(point=point, reason=reason):
+                return self._pause(point, reason)
+            case _:
+                assert_never(stop)
 
     def _close_batch(self, reason: str) -> None:
-        """Give every open call of the batch its result, in call order (synchronous)."""
-        batch = self._state.batch
-        if batch is None:
-            return
-        for call_state in batch.calls:
-            if call_state.recorded:
-                continue
-            if call_state.decision == "skipped":
-                result = _skipped_result(call_state)
-            elif call_state.result is not None:
-                self._post_intercept(call_state, batch)  # e.g. truncation still applies
-                result = call_state.result
-            else:
-                result = _error_result(call_state.call, reason)
-            self._append_result(call_state, result)
-        self._state.batch = None
+        self._tool_calls.close(self._state, self._history, reason)
 
     def _pause(self, point: PausePoint, reason: str) -> Paused:
         state = self._state
@@ -675,16 +486,10 @@ class Worker(Privileged):
                 PendingCall(
                     call_id=c.call.call_id, tool_name=c.call.name, arguments=c.call.arguments
                 )
-                for c in self._undecided()
+                for c in ([] if state.batch is None else state.batch.undecided())
             ),
             turn=state.turn,
         )
-
-    def _undecided(self) -> list[CallState]:
-        batch = self._state.batch
-        if batch is None:
-            return []
-        return [c for c in batch.calls if c.decision == "undecided"]
 
     async def _abort(self, reason: str, *, error: Exception | None = None) -> Aborted:
         state = self._state
@@ -693,38 +498,10 @@ class Worker(Privileged):
         state.point = "idle"
         for interceptor in self._interceptors:
             interceptor.on_abort(reason)
-        if self._ask_abort:
+        if ABORT_POINT in self._asked:
             try:
-                await self._hooks.abort(AbortInfo(reason=reason, turn=state.turn))
+                await self._hooks.ask(ABORT_POINT, AbortInfo(reason=reason, turn=state.turn))
             except HookFailedError as exc:
                 reason = f"{reason} (then {exc})"
         error_type = None if error is None else type(error).__name__
         return Aborted(reason=reason, turn=state.turn, error_type=error_type)
-
-    def _meta(self, call_state: CallState, batch: ToolBatch) -> ToolMeta:
-        return ToolMeta(
-            turn=self._state.turn,
-            request_index=batch.request_index,
-            position=call_state.position,
-            batch_size=len(batch.calls),
-        )
-
-
-def _overrides(interceptor: Interceptor, name: str) -> bool:
-    """Whether ``interceptor`` has its own ``name`` (the base method carries on, doing nothing)."""
-    method: object = getattr(interceptor, name)
-    return getattr(method, "__func__", None) is not getattr(Interceptor, name)
-
-
-def _not_text(content: object) -> str | None:
-    """What is wrong with a tool's output, if it is not text (a ``Tool`` is any object of the
-    protocol's shape, and nothing checks what it returns at run time)."""
-    return None if isinstance(content, str) else f"{type(content).__name__}, not text"
-
-
-def _error_result(call: ToolCall, message: str) -> ToolResult:
-    return ToolResult(call_id=call.call_id, name=call.name, content=message, is_error=True)
-
-
-def _skipped_result(call_state: CallState) -> ToolResult:
-    return _error_result(call_state.call, f"tool call skipped: {call_state.skip_reason}")

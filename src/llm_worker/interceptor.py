@@ -18,11 +18,11 @@ Worker builds the hook summary from the state *after* the interceptors and asks 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final, NamedTuple, final
+from typing import NamedTuple, final
 
 from pydantic import BaseModel
 
-from ._decisions import Abort, Continue, Pause, Skip
+from ._decisions import CONTINUE, Abort, Continue, Pause, Skip
 from ._history import History
 from ._items import Item, Message, ToolCall, ToolResult
 from ._privilege import Privileged
@@ -42,9 +42,6 @@ __all__ = [
     "ToolResultInfo",
     "Yield",
 ]
-
-CONTINUE: Final = Continue()
-"""The shared ``Continue`` the defaults return (decisions are immutable, so one will do)."""
 
 
 @final

@@ -28,6 +28,7 @@ from llm_worker import ToolCallSummary as ToolCallSummary
 from llm_worker import ToolResultSummary as ToolResultSummary
 from llm_worker import TurnEndDecision as TurnEndDecision
 from llm_worker import TurnEndInfo as TurnEndInfo
+from llm_worker import WorkerStateError as WorkerStateError
 
 from . import events as events
 from ._command_hook import CommandHook as CommandHook
@@ -52,7 +53,6 @@ from ._pod import Pod as Pod
 from ._pod import PodResult as PodResult
 from ._registry import FailurePolicy as FailurePolicy
 from ._registry import FrozenHookRegistry as FrozenHookRegistry
-from ._registry import HookFn as HookFn
 from ._registry import HookRegistry as HookRegistry
 from ._settings import PodSettings as PodSettings
 from ._snapshot import PodSnapshot as PodSnapshot
@@ -65,6 +65,7 @@ from ._trace import TraceSource as TraceSource
 from .events import HookEvent as HookEvent
 
 __all__ = [
+    "NOTIFICATION_PREFIX",
     "Abort",
     "AbortInfo",
     "Aborted",
@@ -81,12 +82,10 @@ __all__ = [
     "Hook",
     "HookEvent",
     "HookFailedError",
-    "HookFn",
     "HookFunction",
     "HookRegistry",
     "LimitReached",
     "LlmSummariser",
-    "NOTIFICATION_PREFIX",
     "Pause",
     "PausePoint",
     "Paused",
@@ -120,6 +119,7 @@ __all__ = [
     "TurnEndDecision",
     "TurnEndInfo",
     "UnknownEventError",
+    "WorkerStateError",
     "events",
     "hook",
     "load_command_hooks",

@@ -11,9 +11,10 @@ import importlib.metadata
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, get_origin
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from . import events
@@ -32,6 +33,7 @@ from ._cli_run import (
     resume_command,
     run_command,
 )
+from ._errors import UnknownEventError
 
 __all__ = ["main"]
 
@@ -97,8 +99,9 @@ def _version() -> str:
 
 
 def _type_name(annotation: object) -> str:
-    name = getattr(annotation, "__name__", None)
-    return name if isinstance(name, str) else str(annotation).replace("typing.", "")
+    if isinstance(annotation, type) and get_origin(annotation) is None:  # a plain class
+        return annotation.__name__
+    return str(annotation).replace("typing.", "")
 
 
 def events_table() -> Table:
@@ -110,7 +113,7 @@ def events_table() -> Table:
     table.add_column("when")
     for event in events.CATALOGUE:
         fields = "\n".join(
-            f"  {name}: {_type_name(field.annotation)}"
+            f"  {name}: {escape(_type_name(field.annotation))}"  # ``[str, ...]`` is not markup
             for name, field in event.input_type.model_fields.items()
         )
         decisions = (
@@ -152,8 +155,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif args.command == "schema":
         try:
             document = command_schema_of(args) if args.stream else schemas(args.event)
-        except KeyError as exc:
-            errors.print(f"[bold red]error:[/] {exc.args[0]}")
+        except (KeyError, UnknownEventError) as exc:  # KeyError: an event Claude Code lacks
+            errors.print(f"[bold red]error:[/] {exc.args[0] if isinstance(exc, KeyError) else exc}")
             return EXIT_USAGE
         sys.stdout.write(json.dumps(document, indent=2) + "\n")
     elif args.command in ("run", "resume"):

@@ -33,8 +33,8 @@ __all__ = [
     "Answer",
     "add_decision_arguments",
     "ask_decisions",
-    "decisions_given",
     "decisions_from_arguments",
+    "decisions_given",
     "describe_pause",
 ]
 

@@ -4,22 +4,24 @@
 PodError
  +-- PodUsageError             the programmer's fault, at start-up
       +-- RegistryFrozenError  a hook registered after the registry was frozen
-      +-- UnknownEventError    a hook registered for an object that is not a catalogue event
+      +-- UnknownEventError    an object or a name that is not a catalogue event
       +-- PermissionRulesError a policy file (rules, command hooks) is malformed, or a
                                rule names a tool or argument the run does not have
-
-
  +-- CommandHookError          a hook command failed: did not start, crashed, timed out, or
                                printed something that is not a decision legal for its event
-HookFailedError (from llm_worker)  a hook raised, timed out or answered illegally at run time
+
+Raised by ``pod``'s API from ``llm_worker`` (re-exported by ``pod``):
+HookFailedError    a hook raised, timed out or answered illegally (the Pod turns it into Aborted)
+SnapshotError      a saved run cannot be restored (corrupt, or another version)
+WorkerStateError   run/resume/snapshot called while the Pod is running, or with nothing to resume
 ```
 """
 
 from __future__ import annotations
 
 __all__ = [
-    "PermissionRulesError",
     "CommandHookError",
+    "PermissionRulesError",
     "PodError",
     "PodUsageError",
     "RegistryFrozenError",
@@ -46,13 +48,21 @@ class RegistryFrozenError(PodUsageError):
 
 
 class UnknownEventError(PodUsageError):
-    """A hook was registered for something that is not one of ``pod.events``."""
+    """Something that is not one of ``pod.events`` was given as an event: a hook registered
+    for another object, or an event name (``events.by_name``, a ``[[hook]]`` table, ``pod
+    schema NAME``) that no event has. The message lists the events."""
 
     def __init__(self, event: object) -> None:
-        super().__init__(
-            f"{event!r} is not a hook event; use one of pod.events "
-            "(PROMPT_SUBMIT, PRE_LLM_REQUEST, PRE_TOOL_CALL, POST_TOOL_CALL, TURN_END, ABORT)"
-        )
+        from . import events  # the catalogue imports this module
+
+        self.event = event
+        if isinstance(event, str):
+            names = ", ".join(known.name for known in events.CATALOGUE)
+            message = f"no hook event {event!r}; events: {names}"
+        else:
+            names = ", ".join(known.name.upper() for known in events.CATALOGUE)
+            message = f"{event!r} is not a hook event; use one of pod.events ({names})"
+        super().__init__(message)
 
 
 class PermissionRulesError(PodUsageError):

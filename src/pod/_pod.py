@@ -7,29 +7,36 @@ A Pod owns one Worker and wires, in this order:
   registration order. The Pod freezes the user's registry. A policy ``Skip`` ends the chain,
   so no user hook can let a denied call run.
 
-It handles the Worker's internal ``Yielded`` (compaction is due): it compacts and resumes,
-so ``run`` and ``resume`` return only ``Finished``, ``Paused``, ``Aborted`` or
-``LimitReached``. A Pod runs one thing at a time; ``notify`` may be called from any thread or
-task at any time.
+It handles the Worker's internal ``Yielded`` (compaction is due): it asks the
+``PRE_COMPACT`` hooks, compacts and resumes, so ``run`` and ``resume`` return only
+``Finished``, ``Paused``, ``Aborted`` or ``LimitReached``. A pause at ``PRE_COMPACT`` leaves
+the Worker yielded; resuming it is the go-ahead (the hooks are not asked again). A Pod runs
+one thing at a time; ``notify`` may be called from any thread or task at any time.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
-from typing import TypeAlias, final
+from typing import TypeAlias, assert_never, final
 
 from llm_worker import (
+    PRE_COMPACT_POINT,
     Aborted,
     CallResolution,
+    Continue,
     Finished,
+    HookFailedError,
     HookPort,
     Interceptor,
     Item,
     LimitReached,
     LlmClient,
+    Pause,
     Paused,
+    PreCompactInfo,
     Privileged,
+    SelectiveHookPort,
     SnapshotError,
     Tool,
     Usage,
@@ -47,6 +54,7 @@ from ._interceptors import (
     NotificationInterceptor,
     NotificationQueue,
     TruncationInterceptor,
+    plan_compaction,
 )
 from ._permissions import PermissionHook
 from ._registry import FrozenHookRegistry, HookRegistry
@@ -120,6 +128,10 @@ class Pod(Privileged):
             interceptors.append(TruncationInterceptor(settings.max_tool_output_bytes, trace=trace))
         self._hooks = _policy_registry(permissions).then(_frozen(hooks))
         port: HookPort = self._hooks if trace is None else TracingHookPort(self._hooks, trace)
+        self._port = port
+        self._ask_pre_compact = not isinstance(port, SelectiveHookPort) or port.listens_to(
+            PRE_COMPACT_POINT
+        )
         self._summariser: Summariser = (
             summariser if summariser is not None else LlmSummariser(client)
         )
@@ -201,6 +213,10 @@ class Pod(Privileged):
         """
         self._enter()
         try:
+            if self._worker.status == "yielded":  # paused at PRE_COMPACT: the go-ahead
+                if decisions:  # refused before anything changes: no call is pending here
+                    raise WorkerStateError(f"no pending tool call with id {', '.join(decisions)}")
+                await self._compact()
             return await self._settle(await self._worker.resume(decisions))
         finally:
             self._busy = False
@@ -258,7 +274,8 @@ class Pod(Privileged):
     @property
     def status(self) -> WorkerStatus:
         """``idle``, ``running`` or ``paused`` (``resume`` continues a paused run)."""
-        return self._worker.status
+        status = self._worker.status
+        return "paused" if status == "yielded" else status
 
     def notify(self, text: str) -> None:
         """Queue a notification for the model; thread-safe, callable at any time.
@@ -280,9 +297,40 @@ class Pod(Privileged):
 
     async def _settle(self, result: WorkerResult) -> PodResult:
         while isinstance(result, Yielded):
+            stopped = await self._ask_before_compacting()
+            if stopped is not None:
+                return stopped
             await self._compact()
             result = await self._worker.resume()
         return result
+
+    async def _ask_before_compacting(self) -> Paused | Aborted | None:
+        """Ask the ``PRE_COMPACT`` hooks; ``None``: go ahead (also when nothing would be
+        replaced, so there is nothing to ask about)."""
+        threshold = self._settings.compaction_threshold_tokens
+        if not self._ask_pre_compact or threshold is None:
+            return None
+        worker = self._worker
+        plan = plan_compaction(worker.context, self._settings.compaction_keep_recent)
+        if plan is None:
+            return None
+        info = PreCompactInfo(
+            turn=worker.turn,
+            items_to_replace=plan.stop - plan.start,
+            estimated_tokens=worker.estimated_tokens,
+            threshold_tokens=threshold,
+        )
+        try:
+            decision = await self._port.ask(PRE_COMPACT_POINT, info)
+        except HookFailedError as exc:
+            return await worker.abort(str(exc), error=exc)
+        match decision:
+            case Continue():
+                return None
+            case Pause(reason=reason):
+                return Paused(point="pre_compact", reason=reason, turn=worker.turn)
+            case _:
+                assert_never(decision)
 
     async def _compact(self) -> None:
         """Compact the history; on failure send the request as it is (logged and traced)."""

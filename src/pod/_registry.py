@@ -22,11 +22,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-import os
-import sys
-import traceback
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
-from types import CoroutineType
 from typing import (
     Any,
     Final,
@@ -35,39 +31,25 @@ from typing import (
     Protocol,
     TypeAlias,
     TypeVar,
-    cast,
     final,
     overload,
 )
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from typing_extensions import override
 
-from llm_worker import (
-    AbortInfo,
-    HookFailedError,
-    HookPoint,
-    PostToolDecision,
-    PreRequestDecision,
-    PreRequestInfo,
-    PreToolDecision,
-    PromptSubmitDecision,
-    PromptSubmitInfo,
-    Skip,
-    ToolCallSummary,
-    ToolResultSummary,
-    TurnEndDecision,
-    TurnEndInfo,
-)
+from llm_worker import HookFailedError, HookPoint, Skip
 
 from . import events
 from ._command_hook import CommandHook
 from ._errors import PodUsageError, RegistryFrozenError, UnknownEventError
 from ._hook_base import declared_event, input_mismatch
+from ._hook_exchange import awaited_coroutine, illegal, legal_copy, own_copy
+from ._hook_names import hook_name, raised
 from ._permissions import PermissionHook
 from .events import HookEvent
 
-__all__ = ["FailurePolicy", "FrozenHookRegistry", "HookFn", "HookRegistry"]
+__all__ = ["FailurePolicy", "FrozenHookRegistry", "HookRegistry"]
 
 _log = logging.getLogger("pod.hooks")
 
@@ -77,9 +59,6 @@ DecisionT = TypeVar("DecisionT")
 FailurePolicy: TypeAlias = Literal["abort", "deny", "ignore"]
 """What a failing hook leads to: ``abort`` (fail closed, default), ``deny`` (skip the tool
 call; ``PRE_TOOL_CALL`` only), ``ignore`` (log a warning, ask the next hook)."""
-
-HookFn: TypeAlias = Callable[[InputT], DecisionT | Awaitable[DecisionT]]
-"""A hook: takes the event's Input, returns one of its decisions (sync or async)."""
 
 
 class _Decorator(Protocol[InputT, DecisionT]):
@@ -117,50 +96,6 @@ class _EventHooks(NamedTuple):
     hooks: tuple[_Registration, ...]
 
 
-def _hook_name(fn: Callable[..., object]) -> str:
-    """The hook's qualified name, by its public path when a package re-exports it
-    (``pod.PermissionHook``, not ``pod._permissions.PermissionHook``)."""
-    named: object = fn if hasattr(fn, "__qualname__") else type(fn)
-    module = getattr(named, "__module__", None) or "?"
-    qualname: str = getattr(named, "__qualname__", None) or type(fn).__qualname__
-    if module.startswith("_") or "._" in module:
-        package = sys.modules.get(module.partition(".")[0])
-        outer = qualname.partition(".")[0]
-        defining = sys.modules.get(module)
-        exported = package is not None and defining is not None
-        if exported and getattr(package, outer, None) is getattr(defining, outer, object()):
-            module = package.__name__ if package is not None else module
-    return f"{module}.{qualname}"
-
-
-def _raised(fn: Callable[..., object], exc: BaseException) -> str:
-    """``raised KeyError: 'b' at hooks.py:12``: the line is the innermost frame of the
-    traceback in the file the hook is defined in (else the innermost frame of all)."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    home = _defining_file(fn)
-    own = [frame for frame in frames if home is not None and frame.filename == home]
-    where = (own or frames)[-1:] if frames else []
-    place = f" at {_shown_path(where[0].filename)}:{where[0].lineno}" if where else ""
-    return f"raised {type(exc).__name__}: {exc}{place}"
-
-
-def _shown_path(filename: str) -> str:
-    """Relative to the working folder when inside it (shorter, and what users type)."""
-    path = os.path.abspath(filename)
-    relative = os.path.relpath(path)
-    return path if relative.startswith("..") else relative
-
-
-def _defining_file(fn: Callable[..., object]) -> str | None:
-    code = getattr(fn, "__code__", None) or getattr(
-        getattr(type(fn), "__call__", None),  # noqa: B004  # a hook object's __call__
-        "__code__",
-        None,
-    )
-    filename = getattr(code, "co_filename", None)
-    return filename if isinstance(filename, str) else None
-
-
 def _reads_only(fn: object) -> bool:
     # ``is``, not ``in``: ``in`` falls back to ``==``, which a metaclass may answer ``True``.
     return any(type(fn) is trusted for trusted in _READS_ONLY)
@@ -169,72 +104,6 @@ def _reads_only(fn: object) -> bool:
 def _is_async(fn: Callable[..., object]) -> bool:
     return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
         getattr(fn, "__call__", None)  # noqa: B004  # a callable object's async __call__
-    )
-
-
-def _own_copy(info: InputT) -> InputT:
-    """A fresh, equal Input for one hook (``info`` is never handed out before this).
-
-    A copy rather than one shared object because no Python object of a class we define can
-    be shared safely: ``__class__`` assignment, ``object.__setattr__`` on ``__dict__`` and
-    pydantic's ``validate_assignment`` all rewrite one in place (bench: about a microsecond
-    per hook, ``docs/security.md``).
-    """
-    copy: InputT = type(info).__pydantic_validator__.validate_python(vars(info))
-    return copy
-
-
-async def _awaited_coroutine(result: object) -> object:
-    """Await what an async hook returned, if it is a real coroutine (its own code).
-
-    Any other awaitable is refused unawaited: its ``__await__`` would be user code the
-    hook did not declare, run inside the engine's dispatch.
-    """
-    if type(result) is not CoroutineType:
-        raise TypeError(f"an async hook must return a coroutine, not {type(result).__name__}")
-    return await cast("Coroutine[Any, Any, object]", result)
-
-
-def _legal_copy(decision: object, legal: tuple[type[BaseModel], ...]) -> BaseModel | None:
-    """Return a fresh, validated copy of ``decision`` if it is one the event allows.
-
-    The type must be exactly a legal decision class, and every field a plain ``str`` (all
-    decision fields are): a decision made with ``model_construct`` or rewritten in place
-    could hold anything, e.g. an object whose ``__str__`` would run when the engine reads
-    the reason. The copy means the hook keeps no handle on what the engine acts on.
-    """
-    decision_type = next((t for t in legal if type(decision) is t), None)
-    if decision_type is None:
-        return None
-    values: object = object.__getattribute__(decision, "__dict__")
-    if not isinstance(values, dict):
-        return None
-    # ``dict.get``, not ``values.get``: ``__dict__`` may have been swapped for a subclass.
-    known = cast("dict[str, object]", values)
-    get = dict[str, object].get
-    fields = {name: get(known, name) for name in decision_type.model_fields}
-    if not all(type(value) is str for value in fields.values()):
-        return None
-    try:
-        return decision_type.model_validate(fields)
-    except ValidationError:
-        return None
-
-
-def _illegal(decision: object, entry: _EventHooks) -> str:
-    """Say why ``decision`` is not an answer the event of ``entry`` allows."""
-    if type(decision) is CoroutineType:
-        coroutine = cast("Coroutine[Any, Any, object]", decision)
-        if inspect.getcoroutinestate(coroutine) == inspect.CORO_CREATED:
-            coroutine.close()  # never started: closing runs none of its code
-        return "returned a coroutine from a sync hook (declare it `async def`)"
-    if not entry.legal:
-        return f"returned {type(decision).__name__}; it observes only"
-    if type(decision) in entry.legal:
-        return f"returned a malformed {type(decision).__name__} (a field is not a plain str)"
-    return (
-        f"returned {type(decision).__name__}, which {entry.name.upper()} does not allow "
-        f"(allowed: {' | '.join(t.__name__ for t in entry.legal)})"
     )
 
 
@@ -327,7 +196,7 @@ class HookRegistry:
             raise PodUsageError("a hook timeout must be positive")
 
         def register(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
-            name = _hook_name(fn)
+            name = hook_name(fn)
             if self._frozen is not None:
                 raise RegistryFrozenError(event.name.upper(), name)
             if not callable(fn):
@@ -368,8 +237,8 @@ _READS_ONLY: Final = (PermissionHook, CommandHook)
 may override ``__call__``): sharing the original with them saves a copy per event, e.g. the
 policy hook ahead of a user hook on every tool call."""
 
-_POSITION: Final[Mapping[HookEvent[Any, Any], int]] = {
-    event: position for position, event in enumerate(events.CATALOGUE)
+_POSITION: Final[Mapping[HookPoint[Any, Any], int]] = {
+    event.point: position for position, event in enumerate(events.CATALOGUE)
 }
 """Where each event's entry is in a frozen registry (catalogue order). A module global, as
 patchable as the module's code: it holds positions, never hooks."""
@@ -428,7 +297,7 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
         return f"<FrozenHookRegistry {counts or 'no hooks'}>"
 
     def _entry(self, event: HookEvent[Any, Any]) -> _EventHooks:
-        return self[_POSITION[event]]
+        return self[_POSITION[event.point]]
 
     def then(self, other: FrozenHookRegistry) -> FrozenHookRegistry:
         """Return a registry that asks this registry's hooks first, then ``other``'s.
@@ -448,21 +317,36 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
         """Names of the hooks registered for ``event``, in the order they run."""
         return tuple(r.name for r in self._entry(event).hooks)
 
-    def listens_to(self, point: HookPoint) -> bool:
-        """Whether any hook is registered for the event named ``point``.
+    def listens_to(self, point: HookPoint[Any, Any], /) -> bool:
+        """Whether any hook is registered for the event of ``point``.
 
         The Worker asks once and builds no summary for an event without hooks: the answer
         cannot change, the registry being frozen.
         """
-        return any(entry.hooks for entry in self if entry.name == point)
+        return bool(self[_POSITION[point]].hooks)
 
-    async def dispatch(
+    def ask(
+        self,
+        point: HookPoint[InputT, DecisionT],
+        info: InputT,
+        /,
+        *,
+        on_decided: Callable[[str], None] | None = None,
+    ) -> Coroutine[Any, Any, DecisionT]:
+        """The hook port: ask the hooks of the event of ``point`` (see :meth:`dispatch`).
+
+        Returns the dispatching coroutine itself rather than awaiting it in a coroutine of
+        its own: one frame less per event.
+        """
+        return self._dispatch(point, info, on_decided)
+
+    def dispatch(
         self,
         event: HookEvent[InputT, DecisionT],
         info: InputT,
         *,
         on_decided: Callable[[str], None] | None = None,
-    ) -> DecisionT:
+    ) -> Coroutine[Any, Any, DecisionT]:
         """Ask the hooks of ``event`` in order; return the first decision that is not
         ``Continue`` (or the event's neutral decision).
 
@@ -472,7 +356,15 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
         Raises:
             HookFailedError: a hook failed under the ``abort`` policy.
         """
-        entry = self[_POSITION[event]]  # inlined ``_entry``: this is the hot path
+        return self._dispatch(event.point, info, on_decided)
+
+    async def _dispatch(
+        self,
+        point: HookPoint[InputT, DecisionT],
+        info: InputT,
+        on_decided: Callable[[str], None] | None,
+    ) -> DecisionT:
+        entry = self[_POSITION[point]]  # inlined ``_entry``: this is the hot path
         legal = entry.legal
         neutral_type = type(entry.neutral)  # ``Continue`` (one value, so its type says it), or None
         first_failure: HookFailedError | None = None
@@ -485,11 +377,11 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
                 # Each hook gets an Input of its own: whatever it does to it, no other hook,
                 # the trace or the engine sees it. The last hook gets the original, which
                 # nothing reads after it: one hook per event costs no copy at all.
-                own = info if registration is last or registration.reads_only else _own_copy(info)
+                own = info if registration is last or registration.reads_only else own_copy(info)
                 if registration.timeout is None:
                     decision = registration.fn(own)
                     if registration.is_async:
-                        decision = await _awaited_coroutine(decision)
+                        decision = await awaited_coroutine(decision)
                 else:
                     decision = await self._call_with_timeout(registration, own)
             except Exception as exc:
@@ -497,18 +389,18 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
                 problem = (
                     f"timed out after {registration.timeout}s"
                     if isinstance(exc, TimeoutError)
-                    else _raised(registration.fn, exc)
+                    else raised(registration.fn, exc)
                 )
             else:
                 decision_type = type(decision)
                 if decision_type is neutral_type:
                     continue
-                answer = _legal_copy(decision, entry.legal)
+                answer = legal_copy(decision, entry.legal)
                 if answer is not None:
                     if on_decided is not None:
                         on_decided(registration.name)
                     return answer  # type: ignore[return-value]  # a decision legal here
-                problem = _illegal(decision, entry)
+                problem = illegal(decision, entry.name, entry.legal)
             try:
                 outcome = self._failed(registration, problem, cause)
             except HookFailedError as failure:
@@ -531,7 +423,7 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
         assert registration.timeout is not None
         async with asyncio.timeout(registration.timeout):
             if registration.is_async:
-                return await _awaited_coroutine(fn(info))
+                return await awaited_coroutine(fn(info))
             # What a sync hook returns is its answer: it is never awaited.
             return await asyncio.to_thread(fn, info)
 
@@ -550,25 +442,3 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
             _log.warning("%s (ignored: on_error='ignore')", error)
             return None
         raise error from exc
-
-    # -- the hook port the Worker calls -------------------------------------------------
-    # Each returns ``dispatch``'s coroutine itself rather than awaiting it in a coroutine of
-    # its own: one frame less per event.
-
-    def prompt_submit(self, info: PromptSubmitInfo) -> Coroutine[Any, Any, PromptSubmitDecision]:
-        return self.dispatch(events.PROMPT_SUBMIT, info)
-
-    def pre_llm_request(self, info: PreRequestInfo) -> Coroutine[Any, Any, PreRequestDecision]:
-        return self.dispatch(events.PRE_LLM_REQUEST, info)
-
-    def pre_tool_call(self, info: ToolCallSummary) -> Coroutine[Any, Any, PreToolDecision]:
-        return self.dispatch(events.PRE_TOOL_CALL, info)
-
-    def post_tool_call(self, info: ToolResultSummary) -> Coroutine[Any, Any, PostToolDecision]:
-        return self.dispatch(events.POST_TOOL_CALL, info)
-
-    def turn_end(self, info: TurnEndInfo) -> Coroutine[Any, Any, TurnEndDecision]:
-        return self.dispatch(events.TURN_END, info)
-
-    def abort(self, info: AbortInfo) -> Coroutine[Any, Any, None]:
-        return self.dispatch(events.ABORT, info)

@@ -8,8 +8,8 @@ frozen plain data; they describe what happened and never give access to the run.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import Final, Literal, TypeAlias, TypeVar, final
+from collections.abc import Callable, Mapping
+from typing import Any, Final, Literal, TypeAlias, TypeVar, final
 
 from pydantic import BaseModel
 
@@ -17,23 +17,17 @@ from llm_worker import (
     Abort,
     AbortInfo,
     Continue,
+    HookPoint,
     Pause,
-    PostToolDecision,
-    PreRequestDecision,
     PreRequestInfo,
-    PreToolDecision,
-    PromptSubmitDecision,
     PromptSubmitInfo,
     Skip,
     ToolCallSummary,
     ToolResultSummary,
-    TurnEndDecision,
     TurnEndInfo,
 )
 
-from . import events
 from ._registry import FrozenHookRegistry
-from .events import HookEvent
 
 __all__ = ["TraceEvent", "TraceSource", "Tracer", "TracingHookPort", "decided_by"]
 
@@ -92,6 +86,54 @@ def _preview(text: str, limit: int = _ARGUMENTS_PREVIEW) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _prompt_submit(info: PromptSubmitInfo) -> str:
+    return f"turn {info.turn}: {json.dumps(_preview(info.input_text), ensure_ascii=False)}"
+
+
+def _pre_llm_request(info: PreRequestInfo) -> str:
+    return f"request {info.request_index}: {info.item_count} items, ~{info.estimated_tokens} tokens"
+
+
+def _pre_tool_call(info: ToolCallSummary) -> str:
+    return f"{info.call_id} {info.tool_name}({_preview(info.arguments)})"
+
+
+def _post_tool_call(info: ToolResultSummary) -> str:
+    error = ", error" if info.is_error else ""
+    return f"{info.call_id} {info.tool_name}: {info.output_length} bytes{error}"
+
+
+def _turn_end(info: TurnEndInfo) -> str:
+    return f"turn {info.turn} ends after {info.tool_calls_in_turn} tool calls"
+
+
+def _abort(info: AbortInfo) -> str:
+    return info.reason
+
+
+def _fields(info: BaseModel) -> str:
+    """Any Input in one line, field by field (events without a message of their own).
+
+    Previews are left out: they repeat text the run shows elsewhere (a reply's preview is
+    the answer itself)."""
+    return ", ".join(
+        f"{name}={_preview(json.dumps(value, ensure_ascii=False))}"
+        for name, value in info.model_dump(mode="json").items()
+        if not name.endswith("_preview")
+    )
+
+
+# Keyed by event name; an event missing here is traced field by field.
+_MESSAGES: Final[Mapping[str, Callable[[Any], str]]] = {
+    "prompt_submit": _prompt_submit,
+    "pre_llm_request": _pre_llm_request,
+    "pre_tool_call": _pre_tool_call,
+    "post_tool_call": _post_tool_call,
+    "turn_end": _turn_end,
+    "abort": _abort,
+}
+
+
 @final
 class TracingHookPort:
     """A hook port that asks ``hooks`` and reports each event's input, its decision, and
@@ -101,44 +143,17 @@ class TracingHookPort:
         self._hooks = hooks
         self._trace = trace
 
-    async def _ask(
-        self, event: HookEvent[InputT, DecisionT], info: InputT, message: str
-    ) -> DecisionT:
+    async def ask(self, point: HookPoint[InputT, DecisionT], info: InputT, /) -> DecisionT:
+        # Described before the hooks run: the last hook is handed the original Input.
+        message = _MESSAGES.get(point.name, _fields)(info)
         deciders: list[str] = []
-        decision = await self._hooks.dispatch(event, info, on_decided=deciders.append)
+        decision = await self._hooks.ask(point, info, on_decided=deciders.append)
         described = describe_decision(decision)  # type: ignore[arg-type]  # a decision or None
         if deciders:
             described += f"{_BY}{deciders[0]})"
         self._trace(
             TraceEvent(
-                source="hooks", actor=event.name.upper(), message=message, decision=described
+                source="hooks", actor=point.name.upper(), message=message, decision=described
             )
         )
         return decision
-
-    async def prompt_submit(self, info: PromptSubmitInfo) -> PromptSubmitDecision:
-        message = f"turn {info.turn}: {json.dumps(_preview(info.input_text), ensure_ascii=False)}"
-        return await self._ask(events.PROMPT_SUBMIT, info, message)
-
-    async def pre_llm_request(self, info: PreRequestInfo) -> PreRequestDecision:
-        message = (
-            f"request {info.request_index}: {info.item_count} items, "
-            f"~{info.estimated_tokens} tokens"
-        )
-        return await self._ask(events.PRE_LLM_REQUEST, info, message)
-
-    async def pre_tool_call(self, info: ToolCallSummary) -> PreToolDecision:
-        message = f"{info.call_id} {info.tool_name}({_preview(info.arguments)})"
-        return await self._ask(events.PRE_TOOL_CALL, info, message)
-
-    async def post_tool_call(self, info: ToolResultSummary) -> PostToolDecision:
-        error = ", error" if info.is_error else ""
-        message = f"{info.call_id} {info.tool_name}: {info.output_length} bytes{error}"
-        return await self._ask(events.POST_TOOL_CALL, info, message)
-
-    async def turn_end(self, info: TurnEndInfo) -> TurnEndDecision:
-        message = f"turn {info.turn} ends after {info.tool_calls_in_turn} tool calls"
-        return await self._ask(events.TURN_END, info, message)
-
-    async def abort(self, info: AbortInfo) -> None:
-        await self._ask(events.ABORT, info, info.reason)

@@ -2,30 +2,38 @@
 (the decisions legal there).
 
 This is the one place events are declared. Dispatch, the registry's checks, ``pod events``,
-``pod schema``, the mypy plugin and the docs table all derive from :data:`CATALOGUE`.
+``pod schema``, the mypy plugin, the docs tables and the meta-tests all derive from
+:data:`CATALOGUE`. Each event wraps the engine's :class:`~llm_worker.HookPoint` (the typed key
+the Worker asks its hook port with) and adds what users read: a description.
 
-| event | Input | Output |
-|---|---|---|
-| ``PROMPT_SUBMIT`` | ``PromptSubmitInfo`` | ``Continue | Abort`` |
-| ``PRE_LLM_REQUEST`` | ``PreRequestInfo`` | ``Continue | Abort | Pause`` |
-| ``PRE_TOOL_CALL`` | ``ToolCallSummary`` | ``Continue | Skip | Abort | Pause`` |
-| ``POST_TOOL_CALL`` | ``ToolResultSummary`` | ``Continue | Abort | Pause`` |
-| ``TURN_END`` | ``TurnEndInfo`` | ``Continue | Pause`` |
-| ``ABORT`` | ``AbortInfo`` | ``None`` (observe only) |
+Every event's Input and decision alias is importable from here, beside its event (the first
+six Inputs are also at ``pod``'s top level).
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Annotated, Any, Final, Generic, TypeVar, Union, final, get_args
+from typing import Annotated, Any, Final, Generic, TypeVar, Union, final
 
 from pydantic import BaseModel, Field, TypeAdapter
 
 from llm_worker import (
+    ABORT_POINT,
+    POST_LLM_RESPONSE_POINT,
+    POST_TOOL_CALL_POINT,
+    PRE_COMPACT_POINT,
+    PRE_LLM_REQUEST_POINT,
+    PRE_TOOL_CALL_POINT,
+    PROMPT_SUBMIT_POINT,
+    TURN_END_POINT,
     AbortInfo,
-    Continue,
+    HookPoint,
+    PostLlmResponseInfo,
+    PostResponseDecision,
     PostToolDecision,
+    PreCompactDecision,
+    PreCompactInfo,
     PreRequestDecision,
     PreRequestInfo,
     PreToolDecision,
@@ -37,15 +45,34 @@ from llm_worker import (
     TurnEndInfo,
 )
 
+from ._errors import UnknownEventError
+
 __all__ = [
     "ABORT",
     "CATALOGUE",
+    "POST_LLM_RESPONSE",
     "POST_TOOL_CALL",
+    "PRE_COMPACT",
     "PRE_LLM_REQUEST",
     "PRE_TOOL_CALL",
     "PROMPT_SUBMIT",
     "TURN_END",
+    "AbortInfo",
     "HookEvent",
+    "PostLlmResponseInfo",
+    "PostResponseDecision",
+    "PostToolDecision",
+    "PreCompactDecision",
+    "PreCompactInfo",
+    "PreRequestDecision",
+    "PreRequestInfo",
+    "PreToolDecision",
+    "PromptSubmitDecision",
+    "PromptSubmitInfo",
+    "ToolCallSummary",
+    "ToolResultSummary",
+    "TurnEndDecision",
+    "TurnEndInfo",
     "by_name",
 ]
 
@@ -56,17 +83,32 @@ DecisionT = TypeVar("DecisionT")
 @final
 @dataclass(frozen=True, eq=False)
 class HookEvent(Generic[InputT, DecisionT]):
-    """A decision point hooks can observe: its name, Input type and legal decisions."""
+    """A decision point hooks can observe: the engine's point, and what users read about it."""
 
-    name: str
-    """Stable, snake_case name (used in JSON, TOML, the CLI and error messages)."""
-    input_type: type[InputT]
-    """The frozen summary a hook receives."""
-    decision_types: tuple[type[BaseModel], ...]
-    """The decision classes a hook may return; empty for observe-only events."""
-    neutral: DecisionT
-    """What the event resolves to when every hook continues (``Continue()``, or ``None``)."""
+    point: HookPoint[InputT, DecisionT]
+    """The engine's typed key for this decision point (what the Worker asks its port with)."""
     description: str
+    """When the event fires, in one sentence."""
+
+    @property
+    def name(self) -> str:
+        """Stable, snake_case name (used in JSON, TOML, the CLI and error messages)."""
+        return self.point.name
+
+    @property
+    def input_type(self) -> type[InputT]:
+        """The frozen summary a hook receives."""
+        return self.point.input_type
+
+    @property
+    def decision_types(self) -> tuple[type[BaseModel], ...]:
+        """The decision classes a hook may return; empty for observe-only events."""
+        return self.point.decision_types
+
+    @property
+    def neutral(self) -> DecisionT:
+        """What the event resolves to when every hook continues (``Continue()``, or ``None``)."""
+        return self.point.neutral
 
     def __repr__(self) -> str:
         return f"<HookEvent {self.name.upper()}>"
@@ -91,10 +133,6 @@ class HookEvent(Generic[InputT, DecisionT]):
         return self.decision_adapter().json_schema()
 
 
-def _legal(decisions: object) -> tuple[type[BaseModel], ...]:
-    return tuple(get_args(decisions))
-
-
 @functools.cache
 def _decision_adapter(decision_types: tuple[type[BaseModel], ...]) -> TypeAdapter[Any]:
     if len(decision_types) == 1:
@@ -103,54 +141,39 @@ def _decision_adapter(decision_types: tuple[type[BaseModel], ...]) -> TypeAdapte
     return TypeAdapter(tagged)
 
 
-_CONTINUE: Final = Continue()
-
-PROMPT_SUBMIT: Final = HookEvent[PromptSubmitInfo, PromptSubmitDecision](
-    "prompt_submit",
-    PromptSubmitInfo,
-    _legal(PromptSubmitDecision),
-    _CONTINUE,
-    "A user prompt is about to enter the history.",
+PROMPT_SUBMIT: Final = HookEvent(
+    PROMPT_SUBMIT_POINT, "A user prompt is about to enter the history."
 )
-PRE_LLM_REQUEST: Final = HookEvent[PreRequestInfo, PreRequestDecision](
-    "pre_llm_request",
-    PreRequestInfo,
-    _legal(PreRequestDecision),
-    _CONTINUE,
+PRE_COMPACT: Final = HookEvent(
+    PRE_COMPACT_POINT,
+    "Compaction is about to replace older history items by a summary; observe, or pause "
+    "for a human before the context is lost.",
+)
+PRE_LLM_REQUEST: Final = HookEvent(
+    PRE_LLM_REQUEST_POINT,
     "The context is about to be sent to the model (after compaction and notifications).",
 )
-PRE_TOOL_CALL: Final = HookEvent[ToolCallSummary, PreToolDecision](
-    "pre_tool_call",
-    ToolCallSummary,
-    _legal(PreToolDecision),
-    _CONTINUE,
-    "The model asked for a tool call; decide whether it runs.",
+POST_LLM_RESPONSE: Final = HookEvent(
+    POST_LLM_RESPONSE_POINT,
+    "The model replied; check the reply before any of its tool calls is decided or run.",
 )
-POST_TOOL_CALL: Final = HookEvent[ToolResultSummary, PostToolDecision](
-    "post_tool_call",
-    ToolResultSummary,
-    _legal(PostToolDecision),
-    _CONTINUE,
+PRE_TOOL_CALL: Final = HookEvent(
+    PRE_TOOL_CALL_POINT, "The model asked for a tool call; decide whether it runs."
+)
+POST_TOOL_CALL: Final = HookEvent(
+    POST_TOOL_CALL_POINT,
     "A tool ran; its result (after truncation) is about to enter the history.",
 )
-TURN_END: Final = HookEvent[TurnEndInfo, TurnEndDecision](
-    "turn_end",
-    TurnEndInfo,
-    _legal(TurnEndDecision),
-    _CONTINUE,
-    "The model answered without tool calls; the turn is about to end.",
+TURN_END: Final = HookEvent(
+    TURN_END_POINT, "The model answered without tool calls; the turn is about to end."
 )
-ABORT: Final = HookEvent[AbortInfo, None](
-    "abort",
-    AbortInfo,
-    (),
-    None,
-    "The run is being aborted (observe only).",
-)
+ABORT: Final = HookEvent(ABORT_POINT, "The run is being aborted (observe only).")
 
 CATALOGUE: Final[tuple[HookEvent[Any, Any], ...]] = (
     PROMPT_SUBMIT,
+    PRE_COMPACT,
     PRE_LLM_REQUEST,
+    POST_LLM_RESPONSE,
     PRE_TOOL_CALL,
     POST_TOOL_CALL,
     TURN_END,
@@ -163,10 +186,10 @@ def by_name(name: str) -> HookEvent[Any, Any]:
     """Return the event called ``name`` (e.g. ``"pre_tool_call"``), case-insensitively.
 
     Raises:
-        KeyError: no event has that name; the message lists the names.
+        UnknownEventError: no event has that name; the message lists the names.
     """
     wanted = name.strip().lower()
     for event in CATALOGUE:
         if event.name == wanted:
             return event
-    raise KeyError(f"no hook event {name!r}; events: {', '.join(e.name for e in CATALOGUE)}")
+    raise UnknownEventError(name)

@@ -84,7 +84,7 @@ async def test_the_failure_names_the_line_in_the_hooks_own_file_not_the_library(
     registry = HookRegistry()
     registry.on(events.PRE_TOOL_CALL, parse_then_decide)  # type: ignore[hook-boundary]
     with pytest.raises(HookFailedError) as raised:
-        await registry.freeze().pre_tool_call(CALL)
+        await registry.freeze().dispatch(events.PRE_TOOL_CALL, CALL)
     assert str(raised.value).startswith(
         "hook deep_hooks.parse_then_decide on PRE_TOOL_CALL failed: raised JSONDecodeError:"
     )

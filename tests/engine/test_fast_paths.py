@@ -6,31 +6,25 @@ base class wrote them are not called, and hooks still get exactly what they got 
 
 from __future__ import annotations
 
-from typing import get_args
+from typing import Any, TypeVar
 
 import pytest
+from pydantic import BaseModel
 
 from llm_worker import (
+    HOOK_POINTS,
     NO_HOOKS,
-    AbortInfo,
+    POST_TOOL_CALL_POINT,
+    PRE_TOOL_CALL_POINT,
     Continue,
     Finished,
     HookPoint,
-    PostToolDecision,
-    PreRequestDecision,
-    PreRequestInfo,
-    PreToolDecision,
-    PromptSubmitDecision,
-    PromptSubmitInfo,
     ScriptedCall,
     ScriptedClient,
     ScriptedReply,
     SelectiveHookPort,
     Skip,
     ToolCallSummary,
-    ToolResultSummary,
-    TurnEndDecision,
-    TurnEndInfo,
     Worker,
 )
 from llm_worker.interceptor import CONTINUE, Abort, Interceptor, Pause, ToolCallInfo
@@ -38,6 +32,9 @@ from llm_worker.testing import assert_well_formed
 from pod import HookRegistry, events
 
 from .conftest import echo
+
+InputT = TypeVar("InputT", bound=BaseModel)
+DecisionT = TypeVar("DecisionT")
 
 
 def one_call_then_text() -> ScriptedClient:
@@ -53,29 +50,16 @@ class OnlyPreToolCall:
     """A selective port with hooks at ``pre_tool_call`` only; any other call is a bug."""
 
     def __init__(self) -> None:
-        self.seen: list[ToolCallSummary] = []
+        self.seen: list[object] = []
 
-    def listens_to(self, point: HookPoint) -> bool:
-        return point == "pre_tool_call"
+    def listens_to(self, point: HookPoint[Any, Any], /) -> bool:
+        return point is PRE_TOOL_CALL_POINT
 
-    async def pre_tool_call(self, info: ToolCallSummary) -> PreToolDecision:
+    async def ask(self, point: HookPoint[InputT, DecisionT], info: InputT, /) -> DecisionT:
+        if point is not PRE_TOOL_CALL_POINT:
+            raise AssertionError(f"asked at {point.name}, which has no hooks")
         self.seen.append(info)
-        return Continue()
-
-    async def prompt_submit(self, info: PromptSubmitInfo) -> PromptSubmitDecision:
-        raise AssertionError("asked at prompt_submit, which has no hooks")
-
-    async def pre_llm_request(self, info: PreRequestInfo) -> PreRequestDecision:
-        raise AssertionError("asked at pre_llm_request, which has no hooks")
-
-    async def post_tool_call(self, info: ToolResultSummary) -> PostToolDecision:
-        raise AssertionError("asked at post_tool_call, which has no hooks")
-
-    async def turn_end(self, info: TurnEndInfo) -> TurnEndDecision:
-        raise AssertionError("asked at turn_end, which has no hooks")
-
-    async def abort(self, info: AbortInfo) -> None:
-        raise AssertionError("asked at abort, which has no hooks")
+        return point.neutral
 
 
 async def test_a_selective_port_is_asked_only_where_it_has_hooks() -> None:
@@ -93,8 +77,8 @@ async def test_a_selective_port_is_asked_only_where_it_has_hooks() -> None:
 
 
 def test_every_hook_point_is_an_event_of_the_catalogue() -> None:
-    # The frozen registry answers ``listens_to`` by event name: the two lists must agree.
-    assert set(get_args(HookPoint)) == {event.name for event in events.CATALOGUE}
+    # The engine asks with its points; the registry answers with the catalogue's events.
+    assert [event.point for event in events.CATALOGUE] == list(HOOK_POINTS)
 
 
 def test_the_frozen_registry_listens_exactly_where_hooks_are_registered() -> None:
@@ -102,8 +86,8 @@ def test_the_frozen_registry_listens_exactly_where_hooks_are_registered() -> Non
     registry.on(events.POST_TOOL_CALL, lambda result: Continue())
     frozen = registry.freeze()
 
-    assert [p for p in get_args(HookPoint) if frozen.listens_to(p)] == ["post_tool_call"]
-    assert not any(NO_HOOKS.listens_to(p) for p in get_args(HookPoint))
+    assert [p for p in HOOK_POINTS if frozen.listens_to(p)] == [POST_TOOL_CALL_POINT]
+    assert not any(NO_HOOKS.listens_to(p) for p in HOOK_POINTS)
 
 
 async def test_a_hook_on_one_event_still_decides_when_the_others_have_none() -> None:

@@ -12,12 +12,15 @@ from llm_worker import (
     Finished,
     LlmRequest,
     LlmResponse,
+    Pause,
+    Paused,
     ScriptedCall,
     ScriptedClient,
     ScriptedReply,
     ToolCallSummary,
     ToolResult,
     Worker,
+    WorkerStateError,
     tool,
 )
 from llm_worker.testing import assert_well_formed, pairing_problems
@@ -245,3 +248,27 @@ async def test_a_tool_that_returns_something_other_than_text_gets_an_error_resul
     worker = Worker(client, tools=[Sloppy()])  # type: ignore[list-item]
     assert await worker.run("go") == Finished(text="ok", turn=0)
     assert list(contents(worker).values()) == [(True, "tool sloppy returned int, not text")]
+
+
+async def test_the_owner_can_abort_a_paused_run_and_every_call_gets_a_result() -> None:
+    registry = HookRegistry()
+    registry.on(events.PRE_TOOL_CALL, lambda call: Pause(reason="ask a human"))
+    observed: list[str] = []
+    registry.on(events.ABORT, lambda info: observed.append(info.reason))
+    client = ScriptedClient(
+        [ScriptedReply(calls=[ScriptedCall("echo", {"text": "a"}), ScriptedCall("echo", {})])]
+    )
+    worker = Worker(client, tools=[echo], hooks=registry.freeze())
+    assert isinstance(await worker.run("go"), Paused)
+
+    result = await worker.abort("the human said no")
+
+    assert result == Aborted(reason="the human said no", turn=0)
+    assert observed == ["the human said no"]
+    assert worker.status == "idle"
+    assert_well_formed(worker.history)
+    assert [r.content for r in worker.history if isinstance(r, ToolResult)] == [
+        "not run: the run was aborted (the human said no)"
+    ] * 2
+    with pytest.raises(WorkerStateError, match=r"^nothing to abort: the Worker is idle$"):
+        await worker.abort("again")

@@ -9,7 +9,6 @@ from pod import (
     Hook,
     HookRegistry,
     PodUsageError,
-    PreRequestInfo,
     PreToolDecision,
     Skip,
     ToolCallSummary,
@@ -41,14 +40,16 @@ async def test_a_hook_instance_is_registered_and_decides() -> None:
     registry = HookRegistry()
     registry.on(events.PRE_TOOL_CALL, DenyTools("shell"))
     frozen = registry.freeze()
-    assert await frozen.pre_tool_call(CALL) == Skip(reason="shell is not allowed")
+    assert await frozen.dispatch(events.PRE_TOOL_CALL, CALL) == Skip(reason="shell is not allowed")
     assert frozen.hooks_for(events.PRE_TOOL_CALL) == (f"{__name__}.DenyTools",)
 
 
 async def test_an_async_hook_instance_is_awaited() -> None:
     registry = HookRegistry()
     registry.on(events.PRE_TOOL_CALL, AsyncDenyAll(), timeout=5)
-    assert await registry.freeze().pre_tool_call(CALL) == Skip(reason="no tools today")
+    assert await registry.freeze().dispatch(events.PRE_TOOL_CALL, CALL) == Skip(
+        reason="no tools today"
+    )
 
 
 def test_the_hook_base_cannot_be_instantiated_without_call() -> None:
@@ -68,7 +69,7 @@ async def test_a_declared_function_is_returned_unchanged_and_registers() -> None
     assert declared(CALL) == Skip(reason="declared")
     registry = HookRegistry()
     registry.on(events.PRE_TOOL_CALL, declared)
-    assert await registry.freeze().pre_tool_call(CALL) == Skip(reason="declared")
+    assert await registry.freeze().dispatch(events.PRE_TOOL_CALL, CALL) == Skip(reason="declared")
 
 
 def test_a_declared_function_cannot_be_registered_for_another_event() -> None:
@@ -87,8 +88,6 @@ def test_a_declared_function_cannot_be_registered_for_another_event() -> None:
 
 
 def test_hook_refuses_an_event_outside_the_catalogue() -> None:
-    stray = HookEvent[PreRequestInfo, Continue](
-        "stray", PreRequestInfo, (Continue,), Continue(), "not in the catalogue"
-    )
+    stray = HookEvent(events.PRE_LLM_REQUEST.point, "not in the catalogue")
     with pytest.raises(UnknownEventError):
         hook(stray)

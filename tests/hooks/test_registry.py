@@ -49,7 +49,7 @@ async def test_hooks_run_in_registration_order_and_first_non_continue_wins() -> 
         return Abort(reason="never asked")
 
     frozen = registry.freeze()
-    assert await frozen.pre_tool_call(CALL) == Skip(reason="second says no")
+    assert await frozen.dispatch(events.PRE_TOOL_CALL, CALL) == Skip(reason="second says no")
     assert called == ["first", "second"]
     assert frozen.hooks_for(events.PRE_TOOL_CALL) == (
         f"{__name__}.{first.__qualname__}",
@@ -69,8 +69,8 @@ async def test_every_hook_continuing_gives_continue_and_abort_hooks_all_run() ->
         seen.append(f"b:{info.reason}")
 
     frozen = registry.freeze()
-    assert await frozen.pre_llm_request(REQUEST) == Continue()
-    assert await frozen.abort(AbortInfo(reason="why", turn=0)) is None
+    assert await frozen.dispatch(events.PRE_LLM_REQUEST, REQUEST) == Continue()
+    assert await frozen.dispatch(events.ABORT, AbortInfo(reason="why", turn=0)) is None
     assert seen == ["a:why", "b:why"]
 
 
@@ -90,7 +90,7 @@ def test_registering_after_freeze_is_a_clear_error() -> None:
 
 def test_registering_for_an_unknown_event_is_a_clear_error() -> None:
     registry = Registry()
-    fake = events.HookEvent("pre_tool_call", ToolCallSummary, (Continue,), Continue(), "fake")
+    fake = events.HookEvent(events.PRE_TOOL_CALL.point, "fake")
     with pytest.raises(UnknownEventError, match=r"is not a hook event; use one of pod\.events"):
         registry.on(fake, lambda call: Continue())
     with pytest.raises(UnknownEventError):
@@ -110,7 +110,7 @@ async def test_a_raising_hook_fails_closed_naming_the_hook_and_the_error() -> No
         raise ValueError("bad rule file")
 
     with pytest.raises(HookFailedError) as info:
-        await registry.freeze().pre_tool_call(CALL)
+        await registry.freeze().dispatch(events.PRE_TOOL_CALL, CALL)
     assert str(info.value) == (
         f"hook {__name__}.{broken.__qualname__} on PRE_TOOL_CALL failed: "
         "raised ValueError: bad rule file"
@@ -123,7 +123,7 @@ async def test_an_illegal_decision_at_run_time_fails_closed() -> None:
     registry = Registry()
     registry.on(events.PRE_LLM_REQUEST, lambda info: Skip(reason="x"))  # type: ignore[arg-type,return-value]
     with pytest.raises(HookFailedError, match=r"which PRE_LLM_REQUEST does not allow"):
-        await registry.freeze().pre_llm_request(REQUEST)
+        await registry.freeze().dispatch(events.PRE_LLM_REQUEST, REQUEST)
 
 
 async def test_deny_policy_skips_the_call_and_ignore_policy_logs_and_continues(
@@ -134,7 +134,7 @@ async def test_deny_policy_skips_the_call_and_ignore_policy_logs_and_continues(
 
     denying = Registry()
     denying.on(events.PRE_TOOL_CALL, broken, on_error="deny")
-    decision = await denying.freeze().pre_tool_call(CALL)
+    decision = await denying.freeze().dispatch(events.PRE_TOOL_CALL, CALL)
     assert isinstance(decision, Skip)
     assert "failed: raised RuntimeError: boom at tests/hooks/" in decision.reason
 
@@ -142,7 +142,7 @@ async def test_deny_policy_skips_the_call_and_ignore_policy_logs_and_continues(
     ignoring.on(events.PRE_TOOL_CALL, broken, on_error="ignore")
     ignoring.on(events.PRE_TOOL_CALL, lambda call: Pause(reason="ask"))
     with caplog.at_level(logging.WARNING, logger="pod.hooks"):
-        assert await ignoring.freeze().pre_tool_call(CALL) == Pause(reason="ask")
+        assert await ignoring.freeze().dispatch(events.PRE_TOOL_CALL, CALL) == Pause(reason="ask")
     assert "raised RuntimeError: boom at tests/hooks/" in caplog.text
     assert "(ignored: on_error='ignore')" in caplog.text
 
@@ -156,7 +156,7 @@ async def test_a_slow_hook_times_out_under_its_policy() -> None:
         return Continue()
 
     with pytest.raises(HookFailedError, match=r"timed out after 0.05s"):
-        await registry.freeze().pre_tool_call(CALL)
+        await registry.freeze().dispatch(events.PRE_TOOL_CALL, CALL)
 
 
 async def test_every_abort_hook_observes_even_when_one_fails() -> None:
@@ -172,7 +172,7 @@ async def test_every_abort_hook_observes_even_when_one_fails() -> None:
         seen.append(info.reason)
 
     with pytest.raises(HookFailedError, match="raised RuntimeError: audit log is down"):
-        await registry.freeze().abort(AbortInfo(reason="policy", turn=0))
+        await registry.freeze().dispatch(events.ABORT, AbortInfo(reason="policy", turn=0))
     assert seen == ["policy"]
 
 

@@ -306,7 +306,7 @@ time.sleep(120)
     registry = HookRegistry()
     registry.on(events.PRE_TOOL_CALL, hook(argv), timeout=1)
     with pytest.raises(HookFailedError) as failure:
-        await registry.freeze().pre_tool_call(CALL)
+        await registry.freeze().dispatch(events.PRE_TOOL_CALL, CALL)
     assert str(failure.value) == (
         f"hook pod._command_hook.CommandHook({' '.join(argv)}) on PRE_TOOL_CALL failed: "
         "timed out after 1s"
@@ -335,7 +335,7 @@ def test_construction_checks_the_timeout_mode_and_event() -> None:
             CommandHook(events.PRE_TOOL_CALL, ["true"], timeout=timeout)
     with pytest.raises(PodUsageError, match=r"unknown CommandHook mode 'forever'"):
         CommandHook(events.PRE_TOOL_CALL, ["true"], mode="forever")  # type: ignore[arg-type]
-    fake = events.HookEvent("pre_tool_call", ToolCallSummary, (Continue,), Continue(), "fake")
+    fake = events.HookEvent(events.PRE_TOOL_CALL.point, "fake")
     with pytest.raises(UnknownEventError):
         CommandHook(fake, ["true"])
 

@@ -97,7 +97,7 @@ async def test_a_relative_cwd_is_relative_to_the_file_and_the_hook_runs(tmp_path
     [configured] = load_command_hooks(path)
     registry = HookRegistry()
     configured.register(registry)
-    assert await registry.freeze().pre_tool_call(CALL) == Skip(reason="no shell")
+    assert await registry.freeze().dispatch(events.PRE_TOOL_CALL, CALL) == Skip(reason="no shell")
 
 
 def test_a_file_without_hooks_gives_none(tmp_path: Path) -> None:
@@ -115,8 +115,8 @@ def test_a_file_without_hooks_gives_none(tmp_path: Path) -> None:
         ),
         (
             {"event": "pre_tool_cal", "command": ["x"]},
-            "no hook event 'pre_tool_cal'; events: prompt_submit, pre_llm_request, "
-            "pre_tool_call, post_tool_call, turn_end, abort",
+            "no hook event 'pre_tool_cal'; events: "
+            + ", ".join(event.name for event in events.CATALOGUE),
         ),
         (
             {"event": "turn_end", "command": ["x"], "on_error": "deny"},

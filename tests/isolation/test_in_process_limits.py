@@ -42,6 +42,9 @@ from pod import (
 
 from ..engine.conftest import echo
 
+PRE_TOOL_CALL_AT = events.CATALOGUE.index(events.PRE_TOOL_CALL)
+"""Where PRE_TOOL_CALL's entry is in a frozen registry (catalogue order)."""
+
 DENY_ECHO = PermissionRule(action="deny", tool="echo", reason="echo is denied")
 SCRIPT = [ScriptedReply(calls=[ScriptedCall("echo", {"text": "hi"})]), ScriptedReply("done")]
 
@@ -136,7 +139,7 @@ def test_writes_on_the_frozen_registry_are_refused() -> None:
         vars(hooks)
     with pytest.raises(TypeError):
         FrozenHookRegistry()
-    entry = hooks[2]
+    entry = hooks[PRE_TOOL_CALL_AT]
     with pytest.raises(AttributeError):
         entry.hooks = ()  # type: ignore[misc]
     with pytest.raises(AttributeError):
@@ -168,7 +171,7 @@ async def test_a_hook_with_the_pod_cannot_remove_the_policy_through_attributes()
         for attempt in (
             lambda: object.__setattr__(hooks, "_by_event", ()),
             hooks.__init__,  # type: ignore[misc]
-            lambda: list.clear(hooks[2].hooks),  # type: ignore[arg-type]
+            lambda: list.clear(hooks[PRE_TOOL_CALL_AT].hooks),  # type: ignore[arg-type]
         ):
             with contextlib.suppress(AttributeError, TypeError):
                 attempt()
@@ -302,10 +305,10 @@ def test_does_not_hold_ctypes_rewrites_a_tuple_of_the_frozen_registry() -> None:
     registry = HookRegistry()
     registry.on(events.PRE_TOOL_CALL, lambda call: Skip(reason="policy"))
     hooks = registry.freeze()
-    registrations = hooks[2].hooks
+    registrations = hooks[PRE_TOOL_CALL_AT].hooks
     replacement = registrations[0]._replace(fn=lambda call: Continue())
     # PyTupleObject: refcount, type, size, then the item pointers.
     ctypes.pythonapi.Py_IncRef(ctypes.py_object(replacement))
     items = ctypes.cast(id(registrations), ctypes.POINTER(ctypes.c_void_p))
     items[3] = id(replacement)
-    assert hooks[2].hooks[0] is replacement
+    assert hooks[PRE_TOOL_CALL_AT].hooks[0] is replacement

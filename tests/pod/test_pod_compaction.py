@@ -129,7 +129,11 @@ async def test_a_long_run_is_compacted_and_hooks_only_see_compacted_requests(
     assert len(yields) == len(agent.summary_requests)
     for index in yields:
         following = trace[index + 1 :]
-        first_hook = next(i for i, e in enumerate(following) if e.source == "hooks")
+        # PRE_COMPACT is asked between the yield and the compaction, PRE_LLM_REQUEST after.
+        assert following[0].actor == "PRE_COMPACT"
+        first_hook = next(
+            i for i, e in enumerate(following) if e.source == "hooks" and e.actor != "PRE_COMPACT"
+        )
         replaced = next(i for i, e in enumerate(following) if e.message.startswith("replaced"))
         assert replaced < first_hook
         assert following[first_hook].actor == "PRE_LLM_REQUEST"

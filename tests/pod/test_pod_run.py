@@ -147,13 +147,18 @@ async def test_the_trace_reports_hook_decisions_and_interceptor_actions() -> Non
         ("hooks", "PROMPT_SUBMIT"),
         ("interceptor", "notification"),
         ("hooks", "PRE_LLM_REQUEST"),
+        ("hooks", "POST_LLM_RESPONSE"),
         ("hooks", "PRE_TOOL_CALL"),
         ("interceptor", "truncation"),
         ("hooks", "POST_TOOL_CALL"),
         ("hooks", "PRE_LLM_REQUEST"),
+        ("hooks", "POST_LLM_RESPONSE"),
         ("hooks", "TURN_END"),
     ]
     assert all(e.decision == "Continue" for e in trace if e.source == "hooks")
+    # An event without a message of its own is traced field by field.
+    reply = next(e for e in trace if e.actor == "POST_LLM_RESPONSE")
+    assert 'tool_call_count=1, tool_names=["shell"], stop_reason="tool_calls"' in reply.message
 
 
 def test_the_public_names_are_exported() -> None:
@@ -167,5 +172,5 @@ def test_the_public_names_are_exported() -> None:
     ):
         assert name in pod.__all__
         assert hasattr(pod, name)
-    assert sorted(pod.__all__) == pod.__all__
+    # The order of __all__ is ruff RUF022's (isort-style), checked by `make lint`.
     assert all(hasattr(pod, name) for name in pod.__all__)

@@ -115,6 +115,8 @@ def test_pod_run_completes_a_multi_tool_session(
     assert "PRE_TOOL_CALL" not in captured.out
     trace = " ".join(captured.err.split())
     assert trace.count("hooks PRE_TOOL_CALL") == 4
+    # One reply check per model request, traced field by field.
+    assert trace.count("hooks POST_LLM_RESPONSE") == 3
     assert "TURN_END" in trace
     assert "3 requests · 4 tool calls · " in trace
     assert len(server.requests) == 3

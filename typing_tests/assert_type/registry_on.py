@@ -23,6 +23,7 @@ from pod import (
     events,
     hook,
 )
+from pod.events import PostLlmResponseInfo, PreCompactInfo
 
 registry = HookRegistry()
 
@@ -41,6 +42,22 @@ def on_prompt(prompt: PromptSubmitInfo) -> Continue:
 
 def observe(info: AbortInfo) -> None:
     return None
+
+
+def guard_reply(reply: PostLlmResponseInfo) -> Continue | Abort:
+    return Continue()
+
+
+async def before_compaction(info: PreCompactInfo) -> Pause:
+    return Pause(reason="save the transcript")
+
+
+def abort_compaction(info: PreCompactInfo) -> Abort:
+    return Abort(reason="PRE_COMPACT cannot abort")
+
+
+def skip_reply(reply: PostLlmResponseInfo) -> Skip:
+    return Skip(reason="a reply is not a tool call")
 
 
 class DenyAll(Hook[ToolCallSummary, PreToolDecision]):
@@ -62,6 +79,14 @@ assert_type(
     registry.on(events.TURN_END, review), Callable[[TurnEndInfo], Awaitable[Continue | Pause]]
 )
 assert_type(registry.on(events.ABORT, observe), Callable[[AbortInfo], None])
+assert_type(
+    registry.on(events.POST_LLM_RESPONSE, guard_reply),
+    Callable[[PostLlmResponseInfo], Continue | Abort | Pause],
+)
+assert_type(
+    registry.on(events.PRE_COMPACT, before_compaction),
+    Callable[[PreCompactInfo], Awaitable[Continue | Pause]],
+)
 assert_type(declared, HookFunction[ToolCallSummary, Continue | Skip | Abort | Pause])
 registry.on(events.PRE_TOOL_CALL, DenyAll())
 registry.on(events.PRE_TOOL_CALL, declared)
@@ -73,3 +98,6 @@ registry.on(events.PROMPT_SUBMIT, guard)  # type: ignore[arg-type]  # pyright: i
 registry.on(events.TURN_END, guard)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType, reportCallIssue]
 registry.on(events.ABORT, on_prompt)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType, reportCallIssue]
 registry.on(events.PRE_TOOL_CALL, review)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType, reportCallIssue]
+registry.on(events.POST_LLM_RESPONSE, skip_reply)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType, reportCallIssue]
+registry.on(events.POST_LLM_RESPONSE, guard)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType, reportCallIssue]
+registry.on(events.PRE_COMPACT, abort_compaction)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType, reportCallIssue]

@@ -18,7 +18,7 @@ from typing import Any, Final, NamedTuple, final
 
 from mypy.expandtype import expand_type_by_instance
 from mypy.messages import format_type
-from mypy.nodes import StrExpr, TypeInfo, Var
+from mypy.nodes import CallExpr, Expression, MemberExpr, NameExpr, StrExpr, TypeInfo, Var
 from mypy.plugin import FunctionContext
 from mypy.types import (
     Instance,
@@ -59,12 +59,13 @@ class _Problem(NamedTuple):
 
 
 def on_event_declared(ctx: FunctionContext) -> Type:
-    """``HookEvent[Input, Output](name, ...)``: report any mutable part of Input or Output."""
+    """``HookEvent(HookPoint[Input, Output](name, ...), ...)``: report any mutable part of
+    Input or Output."""
     event = get_proper_type(ctx.default_return_type)
     if not isinstance(event, Instance) or len(event.args) != 2:
         return ctx.default_return_type
     name_arg = ctx.args[0][0] if ctx.args and ctx.args[0] else None
-    name = name_arg.value if isinstance(name_arg, StrExpr) else "?"
+    name = _point_name(name_arg)
     options = ctx.api.options
     for side, typ in (("Input", event.args[0]), ("Output", event.args[1])):
         problem = _mutable(typ, "", ())
@@ -80,6 +81,13 @@ def on_event_declared(ctx: FunctionContext) -> Type:
             message = MUTABLE.format(event=name, side=side, path=path, type=shown)
         fail(ctx.api, message, ctx.context, HOOK_INPUT_MUTABLE)
     return ctx.default_return_type
+
+
+def _point_name(point: Expression | None) -> str:
+    """The event's name: the point's first argument, or the name the point is bound to."""
+    if isinstance(point, CallExpr) and point.args and isinstance(point.args[0], StrExpr):
+        return point.args[0].value
+    return point.name if isinstance(point, NameExpr | MemberExpr) else "?"
 
 
 def is_deeply_immutable(typ: Type) -> bool:

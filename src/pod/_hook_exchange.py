@@ -1,0 +1,86 @@
+"""What a hook is handed and what it may hand back, at the registry's boundary.
+
+Each hook gets its own copy of its Input; an async hook's result is awaited only if it is a
+real coroutine; a decision counts only as a fresh, validated copy of exactly a legal class
+with plain ``str`` fields. Anything else is described by :func:`illegal` for the failure
+policy. (Kept apart from ``_registry.py``, which registers and dispatches.)
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Coroutine
+from types import CoroutineType
+from typing import Any, TypeVar, cast
+
+from pydantic import BaseModel, ValidationError
+
+__all__ = ["awaited_coroutine", "illegal", "legal_copy", "own_copy"]
+
+InputT = TypeVar("InputT", bound=BaseModel)
+
+
+def own_copy(info: InputT) -> InputT:
+    """A fresh, equal Input for one hook (``info`` is never handed out before this).
+
+    A copy rather than one shared object because no Python object of a class we define can
+    be shared safely: ``__class__`` assignment, ``object.__setattr__`` on ``__dict__`` and
+    pydantic's ``validate_assignment`` all rewrite one in place (bench: about a microsecond
+    per hook, ``docs/security.md``).
+    """
+    copy: InputT = type(info).__pydantic_validator__.validate_python(vars(info))
+    return copy
+
+
+async def awaited_coroutine(result: object) -> object:
+    """Await what an async hook returned, if it is a real coroutine (its own code).
+
+    Any other awaitable is refused unawaited: its ``__await__`` would be user code the
+    hook did not declare, run inside the engine's dispatch.
+    """
+    if type(result) is not CoroutineType:
+        raise TypeError(f"an async hook must return a coroutine, not {type(result).__name__}")
+    return await cast("Coroutine[Any, Any, object]", result)
+
+
+def legal_copy(decision: object, legal: tuple[type[BaseModel], ...]) -> BaseModel | None:
+    """Return a fresh, validated copy of ``decision`` if it is one the event allows.
+
+    The type must be exactly a legal decision class, and every field a plain ``str`` (all
+    decision fields are): a decision made with ``model_construct`` or rewritten in place
+    could hold anything, e.g. an object whose ``__str__`` would run when the engine reads
+    the reason. The copy means the hook keeps no handle on what the engine acts on.
+    """
+    decision_type = next((t for t in legal if type(decision) is t), None)
+    if decision_type is None:
+        return None
+    values: object = object.__getattribute__(decision, "__dict__")
+    if not isinstance(values, dict):
+        return None
+    # ``dict.get``, not ``values.get``: ``__dict__`` may have been swapped for a subclass.
+    known = cast("dict[str, object]", values)
+    get = dict[str, object].get
+    fields = {name: get(known, name) for name in decision_type.model_fields}
+    if not all(type(value) is str for value in fields.values()):
+        return None
+    try:
+        return decision_type.model_validate(fields)
+    except ValidationError:
+        return None
+
+
+def illegal(decision: object, event_name: str, legal: tuple[type[BaseModel], ...]) -> str:
+    """Say why ``decision`` is not an answer the event called ``event_name`` allows."""
+    if type(decision) is CoroutineType:
+        coroutine = cast("Coroutine[Any, Any, object]", decision)
+        if inspect.getcoroutinestate(coroutine) == inspect.CORO_CREATED:
+            coroutine.close()  # never started: closing runs none of its code
+        return "returned a coroutine from a sync hook (declare it `async def`)"
+    if not legal:
+        return f"returned {type(decision).__name__}; it observes only"
+    if type(decision) in legal:
+        return f"returned a malformed {type(decision).__name__} (a field is not a plain str)"
+    return (
+        f"returned {type(decision).__name__}, which {event_name.upper()} does not allow "
+        f"(allowed: {' | '.join(t.__name__ for t in legal)})"
+    )

@@ -1,0 +1,60 @@
+"""What the engine's hook port answers, under mypy and pyright: ``ask(point, info)`` is one
+method, and each point's key narrows the answer to that point's decisions.
+
+Type-checked, never executed.
+"""
+
+from typing import assert_type
+
+from llm_worker import (
+    ABORT_POINT,
+    NO_HOOKS,
+    POST_LLM_RESPONSE_POINT,
+    PRE_COMPACT_POINT,
+    PRE_LLM_REQUEST_POINT,
+    PRE_TOOL_CALL_POINT,
+    TURN_END_POINT,
+    Abort,
+    AbortInfo,
+    Continue,
+    HookPort,
+    Pause,
+    PostLlmResponseInfo,
+    PreCompactInfo,
+    PreRequestInfo,
+    PreToolDecision,
+    Skip,
+    ToolCallSummary,
+    TurnEndInfo,
+)
+from pod import HookRegistry, events
+
+
+async def engine_side(  # noqa: PLR0917  # one Input of each kind
+    port: HookPort,
+    call: ToolCallSummary,
+    request: PreRequestInfo,
+    reply: PostLlmResponseInfo,
+    compact: PreCompactInfo,
+    end: TurnEndInfo,
+    abort: AbortInfo,
+) -> None:
+    assert_type(await port.ask(PRE_TOOL_CALL_POINT, call), Continue | Skip | Abort | Pause)
+    assert_type(await port.ask(PRE_TOOL_CALL_POINT, call), PreToolDecision)
+    assert_type(await port.ask(PRE_LLM_REQUEST_POINT, request), Continue | Abort | Pause)
+    assert_type(await port.ask(TURN_END_POINT, end), Continue | Pause)
+    assert_type(await port.ask(POST_LLM_RESPONSE_POINT, reply), Continue | Abort | Pause)
+    assert_type(await port.ask(PRE_COMPACT_POINT, compact), Continue | Pause)
+    assert_type(await port.ask(ABORT_POINT, abort), None)
+    assert_type(await NO_HOOKS.ask(TURN_END_POINT, end), Continue | Pause)
+    frozen = HookRegistry().freeze()
+    assert_type(await frozen.ask(events.PRE_TOOL_CALL.point, call), PreToolDecision)
+    assert_type(await frozen.dispatch(events.TURN_END, end), Continue | Pause)
+
+    # The Input must be the point's own.
+    port.ask(PRE_TOOL_CALL_POINT, end)  # type: ignore[misc]  # pyright: ignore[reportArgumentType]
+    port.ask(TURN_END_POINT, call)  # type: ignore[misc]  # pyright: ignore[reportArgumentType]
+
+
+# The registry, the no-op port and the tracing port are all hook ports.
+_ports: tuple[HookPort, ...] = (NO_HOOKS, HookRegistry().freeze())
