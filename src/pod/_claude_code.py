@@ -32,6 +32,7 @@ from llm_worker import (
     Abort,
     Continue,
     Pause,
+    PreCompactInfo,
     PromptSubmitInfo,
     Skip,
     ToolCallSummary,
@@ -63,6 +64,7 @@ CLAUDE_CODE_EVENTS: Final[Mapping[str, HookEvent[Any, Any]]] = {
     "PostToolUse": events.POST_TOOL_CALL,
     "UserPromptSubmit": events.PROMPT_SUBMIT,
     "Stop": events.TURN_END,
+    "PreCompact": events.PRE_COMPACT,
 }
 """Claude Code's event names and the events they run on here."""
 _NAMES: Final = {event.name: name for name, event in CLAUDE_CODE_EVENTS.items()}
@@ -142,11 +144,23 @@ class StopRequest(_Request, frozen=True, extra="forbid"):
     """Always ``false``: a blocked stop pauses the run, so a stop hook is never re-entered."""
 
 
+@final
+class PreCompactRequest(_Request, frozen=True, extra="forbid"):
+    """Read by a ``PreCompact`` script (``PRE_COMPACT``)."""
+
+    hook_event_name: Literal["PreCompact"] = "PreCompact"
+    trigger: Literal["auto"] = "auto"
+    """Always ``auto``: the Pod compacts when the context passes its threshold."""
+    custom_instructions: str = ""
+    """Always empty (there is no ``/compact`` command here)."""
+
+
 REQUEST_MODELS: Final[Mapping[str, type[_Request]]] = {
     "PreToolUse": PreToolUseRequest,
     "PostToolUse": PostToolUseRequest,
     "UserPromptSubmit": UserPromptSubmitRequest,
     "Stop": StopRequest,
+    "PreCompact": PreCompactRequest,
 }
 """What a script reads on stdin, per Claude Code event name."""
 
@@ -184,6 +198,8 @@ def encode_claude_request(
         request = UserPromptSubmitRequest(**common, prompt=info.input_text)
     elif isinstance(info, TurnEndInfo):
         request = StopRequest(**common)
+    elif isinstance(info, PreCompactInfo):
+        request = PreCompactRequest(**common)
     else:  # pragma: no cover  # CommandHook only takes the events of CLAUDE_CODE_EVENTS
         raise CommandHookError(command=command, problem=f"has no Claude Code event for {event}")
     return request.model_dump_json().encode("utf-8")
@@ -226,12 +242,14 @@ def _blocked(event: HookEvent[Any, Any], reason: str) -> Decision:
         return Skip(reason=reason)
     if event is events.PROMPT_SUBMIT:
         return Abort(reason=reason)
-    return Pause(reason=reason)  # PostToolUse, Stop: a human reads the reason
+    return Pause(reason=reason)  # PostToolUse, Stop, PreCompact: a human reads the reason
 
 
 def _stopped(event: HookEvent[Any, Any], reason: str) -> Decision:
     if event is events.TURN_END:
         return _CONTINUE  # the turn is ending: stopping is what happens anyway
+    if event is events.PRE_COMPACT:
+        return Pause(reason=reason)  # PRE_COMPACT cannot abort: stop for a human
     return Abort(reason=reason)
 
 

@@ -20,12 +20,14 @@ Only the ``hooks`` section is read (and ``disableAllHooks``): ``permissions`` ar
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Final, Literal, final
 
 from pydantic import BaseModel, Field, JsonValue, TypeAdapter, ValidationError
 
+from . import events
 from ._claude_code import CLAUDE_CODE_EVENTS
 from ._command_hook import TOOL_EVENTS, CommandHook
 from ._errors import PodUsageError
@@ -53,6 +55,15 @@ class _MatcherGroup(BaseModel, frozen=True, extra="forbid", strict=True):
 
 
 _SETTINGS: Final = TypeAdapter(dict[str, JsonValue])
+
+
+def _matches_auto(matcher: str) -> bool:
+    """Whether a ``PreCompact`` matcher selects automatic compaction (a bad regex selects
+    nothing; a matcher of a tool event that is not a regex is refused when the hook is made)."""
+    try:
+        return matcher in ("", "*") or re.fullmatch(matcher, "auto") is not None
+    except re.error:
+        return False
 
 
 def _shell() -> str:
@@ -112,6 +123,8 @@ def load_claude_settings(
                 raise fail(where, describe_validation(exc)) from None
             tool_event = any(event is tool for tool in TOOL_EVENTS)
             matcher = group.matcher if tool_event and group.matcher not in ("", "*") else None
+            if event is events.PRE_COMPACT and not _matches_auto(group.matcher):
+                continue  # e.g. "manual": compaction here is always automatic
             for number, entry in enumerate(group.hooks):
                 try:
                     hook = CommandHook(

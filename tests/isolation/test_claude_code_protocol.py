@@ -10,6 +10,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from llm_worker import PreCompactInfo
 from pod import (
     Abort,
     CommandHook,
@@ -31,6 +32,7 @@ RESULT = ToolResultSummary(
 )
 PROMPT = PromptSubmitInfo(input_text="hello", turn=0)
 TURN_END = TurnEndInfo(turn=0, tool_calls_in_turn=1, final_text_preview="done")
+COMPACT = PreCompactInfo(turn=0, items_to_replace=12, estimated_tokens=9000, threshold_tokens=8000)
 
 
 def claude(
@@ -58,6 +60,7 @@ def answering(script: ScriptFactory, *, stdout: str = "", stderr: str = "", stat
         (events.POST_TOOL_CALL, RESULT, "PostToolUse", {"tool_input": None}),
         (events.PROMPT_SUBMIT, PROMPT, "UserPromptSubmit", {"prompt": "hello"}),
         (events.TURN_END, TURN_END, "Stop", {"stop_hook_active": False}),
+        (events.PRE_COMPACT, COMPACT, "PreCompact", {"trigger": "auto"}),
     ],
 )
 async def test_a_script_reads_claude_codes_fields_for_each_event(
@@ -205,6 +208,21 @@ async def test_a_script_reads_claude_codes_fields_for_each_event(
             Continue(),
             id="continue-false-at-stop-just-ends",
         ),
+        pytest.param(
+            events.PRE_COMPACT,
+            COMPACT,
+            {"status": 2, "stderr": "save the notes first"},
+            Pause(reason="save the notes first"),
+            id="block-a-compaction",
+        ),
+        pytest.param(
+            events.PRE_COMPACT,
+            COMPACT,
+            {"stdout": json.dumps({"continue": False, "stopReason": "not now"})},
+            Pause(reason="not now"),
+            id="continue-false-before-compaction-pauses",
+        ),
+        pytest.param(events.PRE_COMPACT, COMPACT, {}, Continue(), id="compaction-goes-on"),
         pytest.param(
             events.PROMPT_SUBMIT,
             PROMPT,

@@ -236,7 +236,7 @@ def write_settings(tmp_path: Path, hooks: object) -> Path:
         pytest.param(
             {"Notification": [{"hooks": [{"type": "command", "command": "true"}]}]},
             r"hooks\.Notification: this runtime has no Notification event \(it runs: "
-            r"PreToolUse, PostToolUse, UserPromptSubmit, Stop\); remove it",
+            r"PreToolUse, PostToolUse, UserPromptSubmit, Stop, PreCompact\); remove it",
             id="unknown-event",
         ),
         pytest.param(
@@ -290,3 +290,20 @@ def test_disabled_hooks_and_unreadable_files(tmp_path: Path) -> None:
         load_claude_settings(path)
     with pytest.raises(PodUsageError, match=r"^cannot read Claude Code settings .*missing"):
         load_claude_settings(tmp_path / "missing.json")
+
+
+def test_a_precompact_matcher_selects_automatic_compaction_only(tmp_path: Path) -> None:
+    entry = [{"type": "command", "command": "x"}]
+    hooks: dict[str, Any] = {
+        "PreCompact": [
+            {"matcher": "manual", "hooks": entry},  # never fires here: not registered
+            {"matcher": "auto", "hooks": entry},
+            {"hooks": entry},
+        ]
+    }
+    configured = load_claude_settings(write_settings(tmp_path, hooks), project_dir=tmp_path)
+    assert [c.source.rsplit(": ", 1)[1] for c in configured] == [
+        "hooks.PreCompact[1].hooks[0]",
+        "hooks.PreCompact[2].hooks[0]",
+    ]
+    assert {c.event for c in configured} == {events.PRE_COMPACT}
