@@ -19,6 +19,12 @@ from rich.table import Table
 
 from . import events
 from ._cli_durable import add_durable_commands, durable_command
+from ._cli_rules import (
+    add_command_schema_arguments,
+    add_rules_parser,
+    command_schema_of,
+    rules_command,
+)
 from ._cli_run import (
     EPILOG,
     RESUME_DESCRIPTION,
@@ -65,6 +71,8 @@ def _parser() -> argparse.ArgumentParser:
         nargs="?",
         help="one event (e.g. pre_tool_call); all events when omitted",
     )
+    add_command_schema_arguments(schema)
+    add_rules_parser(commands)
     run = commands.add_parser(
         "run",
         help="run one prompt against a real model, with a live trace",
@@ -144,11 +152,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         run_demo(console)
     elif args.command == "events":
         console.print(events_table())
+    elif args.command == "rules":
+        return rules_command(args, console, errors)
     elif args.command == "schema":
         try:
-            document = schemas(args.event)
-        except UnknownEventError as exc:
-            errors.print(f"[bold red]error:[/] {exc}")
+            document = command_schema_of(args) if args.stream else schemas(args.event)
+        except (KeyError, UnknownEventError) as exc:  # KeyError: an event Claude Code lacks
+            errors.print(f"[bold red]error:[/] {exc.args[0] if isinstance(exc, KeyError) else exc}")
             return EXIT_USAGE
         sys.stdout.write(json.dumps(document, indent=2) + "\n")
     elif args.command in ("run", "resume"):

@@ -36,6 +36,7 @@ from llm_worker import (
 )
 from llm_worker.providers import MissingCredentialsError, ProviderSetupError, client_from_spec
 
+from ._claude_code_settings import load_claude_settings
 from ._cli_decisions import (
     USER_ABORT_REASON,
     Answer,
@@ -57,9 +58,10 @@ from ._cli_saved import (
     write_saved_run,
 )
 from ._errors import PodUsageError
-from ._hook_config import load_command_hooks
+from ._hook_config import ConfiguredCommandHook
 from ._permissions import PermissionHook
 from ._pod import Pod, PodResult
+from ._policy import load_policy
 from ._registry import FrozenHookRegistry, HookRegistry
 from ._settings import PodSettings
 from ._workspace_tools import workspace_tools
@@ -145,6 +147,11 @@ def _add_session_arguments(parser: argparse.ArgumentParser, *, resuming: bool) -
     )
     parser.add_argument(
         "--rules", help="permission rules and command hooks (TOML); calls no rule allows are denied"
+    )
+    parser.add_argument(
+        "--claude-settings",
+        action="append",
+        help="a Claude Code settings file whose `hooks` section to run (repeatable)",
     )
     parser.add_argument(
         "--hooks", action="append", help="a HookRegistry as module:attr or file.py:attr"
@@ -236,7 +243,8 @@ def _number(
 def _merged(args: argparse.Namespace, saved: dict[str, Any]) -> dict[str, Any]:
     """The command line's options over the saved ones."""
     names = (
-        *("model", "base_url", "rules", "hooks", "tools", "workdir", "system"),
+        *("model", "base_url", "rules", "claude_settings", "hooks", "tools", "workdir"),
+        "system",
         *("max_requests", "timeout", "max_retries"),
     )
     return {
@@ -287,6 +295,10 @@ def _check_options(merged: dict[str, Any], problems: list[str]) -> RunOptions | 
     if rules is not None and not Path(rules).is_file():
         problems.append(f"--rules {rules}: no such file")
         rules = None
+    claude_settings = tuple(str(Path(s).resolve()) for s in merged["claude_settings"] or ())
+    for settings in merged["claude_settings"] or ():
+        if not Path(settings).is_file():
+            problems.append(f"--claude-settings {settings}: no such file")
     model = merged["model"]
     if not model:
         problems.append("--model is required")
@@ -295,6 +307,7 @@ def _check_options(merged: dict[str, Any], problems: list[str]) -> RunOptions | 
         model=str(model),
         base_url=merged["base_url"],
         rules=str(Path(rules).resolve()) if rules is not None else None,
+        claude_settings=claude_settings,
         hooks=tuple(_absolute_spec(s) for s in merged["hooks"] or ()),
         tools=tuple(_absolute_spec(s) for s in merged["tools"] or ()),
         workdir=str(workdir.resolve()),
@@ -332,14 +345,21 @@ def _build(
         except ProviderSetupError as exc:
             problems.append(f"--model {options.model}: {exc}")
     permissions: PermissionHook | None = None
-    policy_hooks = HookRegistry().freeze()
-    rules = options.rules if options is not None else None
-    if rules is not None:
-        try:
-            permissions = PermissionHook.from_toml(Path(rules))
-            policy_hooks = _policy_commands(Path(rules))
-        except (PodUsageError, OSError, ValueError) as exc:
-            problems.append(f"--rules {rules}: {exc}")
+    configured: list[ConfiguredCommandHook] = []
+    if options is not None:
+        if options.rules is not None:
+            try:  # one read of the file: its rules and its command hooks
+                policy = load_policy(options.rules, workspace=options.workdir)
+                permissions = policy.permissions_or_refuse()
+                configured += policy.hooks
+            except (PodUsageError, OSError, ValueError) as exc:
+                problems.append(f"--rules {options.rules}: {exc}")
+        for settings in options.claude_settings:
+            try:
+                configured += load_claude_settings(settings, project_dir=options.workdir)
+            except PodUsageError as exc:
+                problems.append(f"--claude-settings {settings}: {exc}")
+    policy_hooks = _policy_commands(configured)
     user_hooks = HookRegistry().freeze()
     tools: list[Tool] = []
     # Loaded as given (messages name what the user typed); stored with absolute paths.
@@ -395,11 +415,12 @@ def _built_or_exit_code(
     return built
 
 
-def _policy_commands(rules: Path) -> FrozenHookRegistry:
-    """The ``[[hook]]`` commands of the rules file: asked after the rules, before user hooks."""
+def _policy_commands(configured: list[ConfiguredCommandHook]) -> FrozenHookRegistry:
+    """The ``[[hook]]`` commands of the policy file, then those of ``--claude-settings``:
+    asked after the rules, before user hooks."""
     registry = HookRegistry()
-    for configured in load_command_hooks(rules):
-        configured.register(registry)
+    for hook in configured:
+        hook.register(registry)
     return registry.freeze()
 
 

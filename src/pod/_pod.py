@@ -80,7 +80,8 @@ class Pod(Privileged):
         tools: the tools the model may call.
         hooks: the user's hooks. The Pod freezes a ``HookRegistry`` it is given.
         permissions: the policy hook, asked before every user hook on ``PRE_TOOL_CALL``;
-            ``None``: no policy (every call goes to the user hooks).
+            ``None``: no policy (every call goes to the user hooks). Its rules are checked
+            against ``tools`` now (``PermissionRulesError`` if one can never apply).
         settings: limits and thresholds (compaction, truncation, requests, tool timeout).
         summariser: writes compaction summaries; default: one request through ``client``.
         system_prompt: sent with every model request.
@@ -112,6 +113,9 @@ class Pod(Privileged):
         trace: Tracer | None = None,
         wrap_hooks: Callable[[HookPort], HookPort] | None = None,
     ) -> None:
+        tools = tuple(tools)
+        if permissions is not None:
+            permissions.check_tools(tools)  # a rule that can never apply refuses to start
         self._settings = settings = settings if settings is not None else PodSettings()
         self._trace = trace
         self._notifications = NotificationQueue()
