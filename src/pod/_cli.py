@@ -19,6 +19,7 @@ from rich.table import Table
 
 from . import events
 from ._cli_durable import add_durable_commands, durable_command
+from ._cli_options import add_resume_arguments, add_run_arguments
 from ._cli_rules import (
     add_command_schema_arguments,
     add_rules_parser,
@@ -29,8 +30,6 @@ from ._cli_run import (
     EPILOG,
     RESUME_DESCRIPTION,
     RUN_DESCRIPTION,
-    add_resume_arguments,
-    add_run_arguments,
     resume_command,
     run_command,
 )
