@@ -78,13 +78,7 @@ def stdout_schema(event: HookEvent[Any, Any]) -> dict[str, Any]:
     anything at all for an observe-only event (its output is ignored)."""
     if event.observe_only:
         return {"description": f"ignored: {event.name} is observe-only"}
-    schema = event.output_schema()
-    for definition in [schema, *schema.get("$defs", {}).values()]:
-        if "decision" in definition.get("properties", {}):
-            required = definition.setdefault("required", [])
-            if "decision" not in required:
-                required.insert(0, "decision")
-    return schema
+    return event.output_schema()
 
 
 def _preview(data: bytes) -> str:
