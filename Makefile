@@ -10,7 +10,7 @@ BENCH_STAMP := $(VENV)/.bench-installed
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,openai,anthropic]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,openai,anthropic,dbos]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -48,7 +48,7 @@ test: lint typecheck unit typing
 
 # The bench extra (matplotlib, pyinstrument) is for benchmarks only: `make test` never needs it.
 $(BENCH_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[dev,openai,anthropic,bench]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,openai,anthropic,dbos,bench]'
 	touch $(BENCH_STAMP)
 
 bench: $(BENCH_STAMP)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import os
 import sys
 import time
@@ -49,6 +50,13 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     write_json(raw_figures(loop, dispatch, payload, table), out / "results.json")
     console.print(f"raw figures: {out / 'results.json'}")
+    if importlib.util.find_spec("dbos") is not None:  # the durable section needs the extra
+        from .durable import measure_durable, print_durable
+
+        console.print("durable runs ...")
+        print_durable(asyncio.run(measure_durable(quick=arguments.quick)), console)
+    else:
+        console.print("durable runs: skipped (the dbos extra is not installed)")
     png = out / "per_turn.png"
     if plot(loop, payload, png):
         console.print(f"plot: {png}")

@@ -106,6 +106,8 @@ def test_decisions_round_trip_through_the_events_output_schema(
         jsonschema.validate(dumped, output)
         assert adapter.validate_python(dumped) == decision
     assert schemas(event.name) == {event.name: {"input": event.input_schema(), "output": output}}
+    with pytest.raises(jsonschema.ValidationError):  # names no decision: the run refuses it too
+        jsonschema.validate({}, output)
 
 
 # -- the docs tables ----------------------------------------------------------------------

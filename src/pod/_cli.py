@@ -18,12 +18,18 @@ from rich.markup import escape
 from rich.table import Table
 
 from . import events
+from ._cli_durable import add_durable_commands, durable_command
+from ._cli_options import add_resume_arguments, add_run_arguments
+from ._cli_rules import (
+    add_command_schema_arguments,
+    add_rules_parser,
+    command_schema_of,
+    rules_command,
+)
 from ._cli_run import (
     EPILOG,
     RESUME_DESCRIPTION,
     RUN_DESCRIPTION,
-    add_resume_arguments,
-    add_run_arguments,
     resume_command,
     run_command,
 )
@@ -64,6 +70,8 @@ def _parser() -> argparse.ArgumentParser:
         nargs="?",
         help="one event (e.g. pre_tool_call); all events when omitted",
     )
+    add_command_schema_arguments(schema)
+    add_rules_parser(commands)
     run = commands.add_parser(
         "run",
         help="run one prompt against a real model, with a live trace",
@@ -80,6 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     add_resume_arguments(resume)
     resume.set_defaults(command_parser=resume)
+    add_durable_commands(commands.add_parser)
     return parser
 
 
@@ -142,11 +151,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         run_demo(console)
     elif args.command == "events":
         console.print(events_table())
+    elif args.command == "rules":
+        return rules_command(args, console, errors)
     elif args.command == "schema":
         try:
-            document = schemas(args.event)
-        except UnknownEventError as exc:
-            errors.print(f"[bold red]error:[/] {exc}")
+            document = command_schema_of(args) if args.stream else schemas(args.event)
+        except (KeyError, UnknownEventError) as exc:  # KeyError: an event Claude Code lacks
+            errors.print(f"[bold red]error:[/] {exc.args[0] if isinstance(exc, KeyError) else exc}")
             return EXIT_USAGE
         sys.stdout.write(json.dumps(document, indent=2) + "\n")
     elif args.command in ("run", "resume"):
@@ -163,4 +174,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 highlight=False,
             )
             return EXIT_INTERNAL
+    else:
+        durable = durable_command(args, console, errors)
+        if durable is not None:
+            return durable
     return 0

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import math
 import os
 import shlex
 import sys
@@ -31,21 +30,18 @@ from llm_worker import (
     LlmClientError,
     Paused,
     SnapshotError,
-    Tool,
     WorkerStateError,
 )
-from llm_worker.providers import MissingCredentialsError, ProviderSetupError, client_from_spec
 
 from ._cli_decisions import (
     USER_ABORT_REASON,
     Answer,
-    add_decision_arguments,
     ask_decisions,
     decisions_from_arguments,
     decisions_given,
     describe_pause,
 )
-from ._cli_load import LoadError, load_hooks, load_tools
+from ._cli_options import build_pod, merged_options
 from ._cli_output import RunOutput, result_object
 from ._cli_saved import (
     DEFAULT_RUNS_FOLDER,
@@ -57,22 +53,9 @@ from ._cli_saved import (
     write_saved_run,
 )
 from ._errors import PodUsageError
-from ._hook_config import load_command_hooks
-from ._permissions import PermissionHook
 from ._pod import Pod, PodResult
-from ._registry import FrozenHookRegistry, HookRegistry
-from ._settings import PodSettings
-from ._workspace_tools import workspace_tools
 
-__all__ = [
-    "EPILOG",
-    "RESUME_DESCRIPTION",
-    "RUN_DESCRIPTION",
-    "add_resume_arguments",
-    "add_run_arguments",
-    "resume_command",
-    "run_command",
-]
+__all__ = ["EPILOG", "RESUME_DESCRIPTION", "RUN_DESCRIPTION", "resume_command", "run_command"]
 
 EXIT_FINISHED: Final = 0
 EXIT_ABORTED: Final = 1
@@ -108,93 +91,6 @@ RESUME_DESCRIPTION: Final = (
 
 _PROVIDER_ERRORS: Final = frozenset(cls.__name__ for cls in (LlmClientError, ContextTooLongError))
 _DEBUG_LOGGERS: Final = ("pod", "llm_worker", "openai", "anthropic", "httpx")
-_DEFAULT_MAX_REQUESTS: Final = 20
-
-
-def add_run_arguments(run: argparse.ArgumentParser) -> None:
-    """Add the arguments of ``pod run`` to its parser."""
-    run.add_argument("prompt", help="what to ask")
-    _add_session_arguments(run, resuming=False)
-
-
-def add_resume_arguments(resume: argparse.ArgumentParser) -> None:
-    """Add the arguments of ``pod resume`` to its parser."""
-    resume.add_argument("saved", type=Path, metavar="SAVED_RUN", help="a saved run (.json)")
-    resume.add_argument(
-        "prompt",
-        nargs="?",
-        metavar="PROMPT",
-        help="the next prompt, for a run that is not paused (finished, ...)",
-    )
-    _add_session_arguments(resume, resuming=True)
-    add_decision_arguments(resume)
-
-
-def _add_session_arguments(parser: argparse.ArgumentParser, *, resuming: bool) -> None:
-    # Values are checked after parsing (all problems reported together), so numbers are
-    # read as text here; and on resume every option defaults to the saved one (None here).
-    saved = " (default: as saved)" if resuming else ""
-    parser.add_argument(
-        "--model",
-        required=not resuming,
-        help="provider:model, e.g. openai:gpt-4o-mini, anthropic:NAME" + saved,
-    )
-    parser.add_argument("--base-url", help="API root (a local OpenAI-compatible server, a proxy)")
-    parser.add_argument(
-        "--api-key", help="API key (default: OPENAI_API_KEY / ANTHROPIC_API_KEY; never saved)"
-    )
-    parser.add_argument(
-        "--rules", help="permission rules and command hooks (TOML); calls no rule allows are denied"
-    )
-    parser.add_argument(
-        "--hooks", action="append", help="a HookRegistry as module:attr or file.py:attr"
-    )
-    parser.add_argument(
-        "--tools", action="append", help="more tools as module:attr or file.py:attr"
-    )
-    parser.add_argument(
-        "--workdir", help="folder the file tools may read (default: the current folder)" + saved
-    )
-    parser.add_argument("--system", help="system prompt")
-    parser.add_argument(
-        "--max-requests",
-        metavar="N",
-        help=f"model requests per turn (default: {_DEFAULT_MAX_REQUESTS})",
-    )
-    parser.add_argument("--timeout", metavar="SECONDS", help="seconds per model request attempt")
-    parser.add_argument(
-        "--max-retries", metavar="N", help="retries of a failed model request (default: the SDK's)"
-    )
-    output = parser.add_argument_group("output")
-    output.add_argument("--stream", action="store_true", help="print the model's text as it comes")
-    output.add_argument("--quiet", action="store_true", help="no trace: only the answer")
-    output.add_argument(
-        "--json",
-        action="store_true",
-        help="stdout: one JSON object per trace event and streamed chunk, then a result object",
-    )
-    output.add_argument(
-        "--debug",
-        action="store_true",
-        help="timings in the trace; debug logs (hook tracebacks, provider requests); tracebacks",
-    )
-    saving = parser.add_argument_group("pausing and saving")
-    saving.add_argument(
-        "--no-input",
-        action="store_true",
-        help="never prompt: a paused run is saved (also when stdin is not a terminal)",
-    )
-    saving.add_argument(
-        "--save",
-        metavar="PATH",
-        type=Path,
-        help="save the run here when it ends, whatever the outcome "
-        + ("(default: the file resumed)" if resuming else "(default on a pause or Ctrl-C: ")
-        + ("" if resuming else f"{DEFAULT_RUNS_FOLDER}/<run-id>.json)"),
-    )
-
-
-# -- options ----------------------------------------------------------------------------
 
 
 @dataclass
@@ -212,171 +108,6 @@ class _Session:
     pause without a prompt or Ctrl-C, to the default folder."""
 
 
-def _number(
-    text: str | None,
-    option: str,
-    *,
-    kind: Callable[[str], float],
-    valid: Callable[[float], bool],
-    wanted: str,
-    problems: list[str],
-) -> float | None:
-    if text is None:
-        return None
-    try:
-        value = kind(str(text))
-    except ValueError:
-        value = None
-    if value is None or not math.isfinite(value) or not valid(value):
-        problems.append(f"{option} must be {wanted}, not {text!r}")
-        return None
-    return value
-
-
-def _merged(args: argparse.Namespace, saved: dict[str, Any]) -> dict[str, Any]:
-    """The command line's options over the saved ones."""
-    names = (
-        *("model", "base_url", "rules", "hooks", "tools", "workdir", "system"),
-        *("max_requests", "timeout", "max_retries"),
-    )
-    return {
-        name: getattr(args, name) if getattr(args, name) is not None else saved.get(name)
-        for name in names
-    }
-
-
-def _absolute_spec(spec: str) -> str:
-    # file.py:attr is stored with an absolute path, so a resume from elsewhere finds it.
-    module, colon, attribute = spec.rpartition(":")
-    if colon and module.endswith(".py"):
-        return f"{Path(module).resolve()}:{attribute}"
-    return spec
-
-
-_NUMBER_OPTIONS: Final[
-    tuple[tuple[str, str, Callable[[str], float], Callable[[float], bool], str], ...]
-] = (
-    ("max_requests", "--max-requests", int, lambda v: v >= 1, "a whole number of at least 1"),
-    ("timeout", "--timeout", float, lambda v: v > 0, "a positive number of seconds"),
-    ("max_retries", "--max-retries", int, lambda v: v >= 0, "a whole number of at least 0"),
-)
-"""Each number option: its name, flag, type, what is valid, and how to say it."""
-
-
-def _check_options(merged: dict[str, Any], problems: list[str]) -> RunOptions | None:
-    numbers = {
-        name: _number(
-            None if merged[name] is None else str(merged[name]),
-            option,
-            kind=kind,
-            valid=valid,
-            wanted=wanted,
-            problems=problems,
-        )
-        for name, option, kind, valid, wanted in _NUMBER_OPTIONS
-    }
-    max_requests, timeout, max_retries = (
-        numbers["max_requests"],
-        numbers["timeout"],
-        numbers["max_retries"],
-    )
-    workdir = Path(merged["workdir"] or ".")
-    if not workdir.is_dir():
-        problems.append(f"--workdir {workdir}: no such folder")
-    rules = merged["rules"]
-    if rules is not None and not Path(rules).is_file():
-        problems.append(f"--rules {rules}: no such file")
-        rules = None
-    model = merged["model"]
-    if not model:
-        problems.append("--model is required")
-        return None
-    return RunOptions(
-        model=str(model),
-        base_url=merged["base_url"],
-        rules=str(Path(rules).resolve()) if rules is not None else None,
-        hooks=tuple(_absolute_spec(s) for s in merged["hooks"] or ()),
-        tools=tuple(_absolute_spec(s) for s in merged["tools"] or ()),
-        workdir=str(workdir.resolve()),
-        system=merged["system"],
-        max_requests=int(max_requests) if max_requests is not None else _DEFAULT_MAX_REQUESTS,
-        timeout=timeout,
-        max_retries=int(max_retries) if max_retries is not None else None,
-    )
-
-
-def _build(
-    args: argparse.Namespace,
-    merged: dict[str, Any],
-    output: RunOutput,
-    problems: list[str],
-) -> tuple[RunOptions, LlmClient, Pod] | str | None:
-    """Check every option and build the Pod; collect the problems (a missing key is
-    returned on its own: it has its own exit code)."""
-    options = _check_options(merged, problems)
-    client: LlmClient | None = None
-    missing_key: str | None = None
-    if options is not None:
-        try:
-            client = client_from_spec(
-                options.model,
-                base_url=options.base_url,
-                api_key=args.api_key,
-                stream=args.stream,
-                on_text=output.text if args.stream else None,
-                timeout=options.timeout,
-                max_retries=options.max_retries,
-            )
-        except MissingCredentialsError as exc:
-            missing_key = f"no API key for {exc.provider}: pass --api-key or set {exc.env_var}"
-        except ProviderSetupError as exc:
-            problems.append(f"--model {options.model}: {exc}")
-    permissions: PermissionHook | None = None
-    policy_hooks = HookRegistry().freeze()
-    rules = options.rules if options is not None else None
-    if rules is not None:
-        try:
-            permissions = PermissionHook.from_toml(Path(rules))
-            policy_hooks = _policy_commands(Path(rules))
-        except (PodUsageError, OSError, ValueError) as exc:
-            problems.append(f"--rules {rules}: {exc}")
-    user_hooks = HookRegistry().freeze()
-    tools: list[Tool] = []
-    # Loaded as given (messages name what the user typed); stored with absolute paths.
-    for spec in merged["hooks"] or ():
-        try:
-            user_hooks = user_hooks.then(load_hooks([spec]))
-        except (LoadError, PodUsageError) as exc:
-            problems.append(f"--hooks {spec}: {exc}")
-    for spec in merged["tools"] or ():
-        try:
-            tools.extend(load_tools([spec]))
-        except LoadError as exc:
-            problems.append(f"--tools {spec}: {exc}")
-    if args.save is not None and args.save.is_dir():
-        problems.append(f"--save {args.save}: is a folder; give a file name")
-    if problems and missing_key is not None:
-        problems.insert(0, missing_key)  # reported with the rest, in one go
-    if problems or options is None:
-        return None
-    if missing_key is not None or client is None:
-        return missing_key
-    try:
-        pod = Pod(
-            client,
-            tools=[*workspace_tools(Path(options.workdir)), *tools],
-            hooks=policy_hooks.then(user_hooks),
-            permissions=permissions,
-            settings=PodSettings(max_requests_per_turn=options.max_requests),
-            system_prompt=options.system,
-            trace=output.trace,
-        )
-    except (PodUsageError, ValueError) as exc:  # e.g. two tools with one name
-        problems.append(str(exc))
-        return None
-    return options, client, pod
-
-
 def _built_or_exit_code(
     args: argparse.Namespace,
     parser: argparse.ArgumentParser,
@@ -386,21 +117,13 @@ def _built_or_exit_code(
 ) -> tuple[RunOptions, LlmClient, Pod] | int:
     """The Pod the options (over ``saved``) build, or the exit code once every problem
     (with those already in ``problems``) is reported."""
-    built = _build(args, _merged(args, saved), output, problems)
+    built = build_pod(args, merged_options(args, saved), output, problems)
     if problems:
         return _usage_failure(parser, problems, output)
     if not isinstance(built, tuple):
         output.error(built or "cannot start the run")
         return EXIT_NO_KEY
     return built
-
-
-def _policy_commands(rules: Path) -> FrozenHookRegistry:
-    """The ``[[hook]]`` commands of the rules file: asked after the rules, before user hooks."""
-    registry = HookRegistry()
-    for configured in load_command_hooks(rules):
-        configured.register(registry)
-    return registry.freeze()
 
 
 def _usage_failure(parser: argparse.ArgumentParser, problems: list[str], output: RunOutput) -> int:

@@ -53,6 +53,8 @@ class RunOptions(BaseModel, frozen=True, extra="forbid"):
     base_url: str | None
     rules: str | None
     """The rules file; ``None``: no permission rules."""
+    claude_settings: tuple[str, ...] = ()
+    """Claude Code settings files whose ``hooks`` run (``--claude-settings``)."""
     hooks: tuple[str, ...]
     """``module:attr`` or ``/abs/file.py:attr`` specs, in the order they are asked."""
     tools: tuple[str, ...]

@@ -3,7 +3,8 @@
 The protocol, for an event ``E`` with Input model ``I``:
 
 - in, on stdin: ``{"event": "<E's name>", "input": <I as JSON>}`` (``I.model_dump(mode="json")``,
-  so it matches ``I.model_json_schema()``), as one line of ASCII JSON;
+  so it matches ``I.model_json_schema()``), as one line of ASCII JSON; for a tool call also
+  ``"arguments"``: the call's arguments parsed (``null`` if they are not a JSON object);
 - out, on stdout: one decision ``E`` allows, e.g. ``{"decision": "continue"}`` or
   ``{"decision": "skip", "reason": "..."}``. For the observe-only ``ABORT`` the output is ignored.
 
@@ -16,6 +17,12 @@ wrong (it could not start, timed out, crashed, exited non-zero, printed garbage 
 the event does not allow), so the registration's failure policy applies: fail closed by
 default. The command is an argv list, never a shell string; its process group is killed when
 the call ends (see ``_hook_process``).
+
+``protocol="claude-code"`` speaks Claude Code's hook contract instead (``_claude_code``). A
+``matcher`` (a regular expression the whole tool name must match) limits a tool-event hook to
+some tools; for the others it is not run and the event's neutral decision stands. The command
+inherits the environment minus provider credentials unless told otherwise (``env``,
+``inherit_env``; see ``hook_environment``).
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import math
 import os
+import re
 import shlex
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Final, Literal, TypeAlias, TypeVar, cast, final
@@ -30,13 +38,21 @@ from typing import Final, Literal, TypeAlias, TypeVar, cast, final
 from pydantic import BaseModel
 
 from . import events
+from ._claude_code import BLOCKING_EXIT, claude_name, encode_claude_request, parse_claude_answer
 from ._errors import CommandHookError, PodUsageError, UnknownEventError
 from ._hook_base import Hook
-from ._hook_process import LineProcess, ProcessFailure, run_once
-from ._hook_protocol import encode_request, parse_decision
+from ._hook_process import LineProcess, ProcessFailure, hook_environment, run_once
+from ._hook_protocol import encode_request, parse_decision, tool_name_of
 from .events import HookEvent
 
-__all__ = ["DEFAULT_TIMEOUT", "CommandHook", "CommandMode"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "TOOL_EVENTS",
+    "CommandHook",
+    "CommandMode",
+    "CommandOptionError",
+    "CommandProtocol",
+]
 
 InputT = TypeVar("InputT", bound=BaseModel)
 DecisionT = TypeVar("DecisionT")
@@ -44,6 +60,13 @@ DecisionT = TypeVar("DecisionT")
 CommandMode: TypeAlias = Literal["per-call", "persistent"]
 """``per-call``: one process per event; ``persistent``: one long-lived process, one JSON line
 in and one out per event."""
+
+CommandProtocol: TypeAlias = Literal["native", "claude-code"]
+"""``native``: this project's JSON envelope and decisions; ``claude-code``: Claude Code's hook
+contract (stdin fields, exit status 2 blocks, its JSON answers)."""
+
+TOOL_EVENTS: Final = (events.PRE_TOOL_CALL, events.POST_TOOL_CALL)
+"""The events a ``matcher`` applies to (their Input names a tool)."""
 
 DEFAULT_TIMEOUT: Final = 30.0
 """Seconds a command may take to answer one event, unless told otherwise."""
@@ -67,6 +90,15 @@ def _check_argv(command: object) -> tuple[str, ...]:
             f"not {command!r}"
         )
     return cast(tuple[str, ...], argv)
+
+
+class CommandOptionError(PodUsageError):
+    """One option of a :class:`CommandHook` is wrong; ``option`` names it (so a loader can
+    point at the line that sets it)."""
+
+    def __init__(self, message: str, *, option: str) -> None:
+        self.option = option
+        super().__init__(message)
 
 
 @final
@@ -126,6 +158,9 @@ class CommandHook(Hook[InputT, DecisionT]):
         mode: CommandMode = "per-call",
         cwd: str | os.PathLike[str] | None = None,
         env: Mapping[str, str] | None = None,
+        inherit_env: bool | Sequence[str] | None = None,
+        matcher: str | None = None,
+        protocol: CommandProtocol = "native",
     ) -> None:
         """Describe the command; nothing starts until the first event.
 
@@ -135,13 +170,22 @@ class CommandHook(Hook[InputT, DecisionT]):
             timeout: seconds the command may take per event, start-up included (past it its
                 process group is killed and the hook fails). Must be positive and finite.
             mode: ``"per-call"`` or ``"persistent"`` (see :data:`CommandMode`).
-            cwd: working directory of the command (default: the current one).
-            env: the command's whole environment (default: inherit this process's).
+            cwd: working directory of the command (default: the current one); it must
+                exist.
+            env: variables set for the command, over the inherited ones.
+            inherit_env: what it inherits from this process's environment (read now):
+                ``None`` everything but provider credentials (``CREDENTIAL_PATTERNS``),
+                ``True`` everything, ``False`` nothing, a list of names those.
+            matcher: a regular expression the whole tool name must match for the command to
+                be asked (tool events only); other calls get the neutral decision.
+            protocol: ``"native"`` or ``"claude-code"`` (per-call mode only).
 
         Raises:
             UnknownEventError: ``event`` is not in the catalogue.
             PodUsageError: the command is a string or empty, the timeout is not positive and
-                finite, the mode is unknown, or this system has no process groups.
+                finite, the mode or protocol is unknown or they do not go together, the
+                matcher is not a regular expression or the event names no tool, ``cwd`` is
+                not a folder, or this system has no process groups.
         """
         if not any(event is known for known in events.CATALOGUE):
             raise UnknownEventError(event)
@@ -149,14 +193,49 @@ class CommandHook(Hook[InputT, DecisionT]):
             raise PodUsageError("CommandHook needs a POSIX system (process groups)")
         self._argv = _check_argv(command)
         if not (math.isfinite(timeout) and timeout > 0):
-            raise PodUsageError(f"a CommandHook timeout must be positive and finite: {timeout!r}")
+            raise CommandOptionError(
+                f"a CommandHook timeout must be positive and finite: {timeout!r}", option="timeout"
+            )
         if mode not in ("per-call", "persistent"):
-            raise PodUsageError(f"unknown CommandHook mode {mode!r}: use per-call or persistent")
+            raise CommandOptionError(
+                f"unknown CommandHook mode {mode!r}: use per-call or persistent", option="mode"
+            )
+        if protocol not in ("native", "claude-code"):
+            raise CommandOptionError(
+                f"unknown protocol {protocol!r}: use native or claude-code", option="protocol"
+            )
+        if protocol == "claude-code":
+            if claude_name(event) is None:
+                raise CommandOptionError(
+                    f"Claude Code has no hook event for {event.name}", option="event"
+                )
+            if mode != "per-call":
+                raise CommandOptionError(
+                    "protocol claude-code runs per call: drop mode persistent", option="mode"
+                )
+        self._matcher = None
+        if matcher is not None:
+            if not any(event is tool_event for tool_event in TOOL_EVENTS):
+                raise CommandOptionError(
+                    f"a matcher selects tools: {event.name} has none (drop the matcher)",
+                    option="matcher",
+                )
+            try:
+                self._matcher = re.compile(matcher)
+            except re.error as exc:
+                raise CommandOptionError(
+                    f"matcher {matcher!r} is not a regular expression: {exc}", option="matcher"
+                ) from None
+        if cwd is not None and not os.path.isdir(cwd):
+            raise CommandOptionError(
+                f"the cwd {os.fspath(cwd)!r} of a CommandHook is not a folder", option="cwd"
+            )
         self._event = event
         self._timeout = float(timeout)
         self._mode: CommandMode = mode
+        self._protocol: CommandProtocol = protocol
         self._cwd = None if cwd is None else os.fspath(cwd)
-        self._env = None if env is None else dict(env)
+        self._env = hook_environment(env, inherit_env)
         self._display = shlex.join(self._argv)
         self._persistent: _PersistentState | None = None
         # The registry names a hook by its __qualname__: make failures name the command.
@@ -182,6 +261,16 @@ class CommandHook(Hook[InputT, DecisionT]):
         """``per-call`` or ``persistent``."""
         return self._mode
 
+    @property
+    def protocol(self) -> CommandProtocol:
+        """``native`` or ``claude-code``."""
+        return self._protocol
+
+    @property
+    def environment(self) -> Mapping[str, str]:
+        """The environment the command runs with (a copy)."""
+        return dict(self._env)
+
     def __repr__(self) -> str:
         return (
             f"CommandHook({self._event!r}, {list(self._argv)!r}, "
@@ -203,12 +292,16 @@ class CommandHook(Hook[InputT, DecisionT]):
                     "register it for the event it was made for"
                 ),
             )
+        if self._matcher is not None and not self._matcher.fullmatch(tool_name_of(info)):
+            return event.neutral
+        if self._protocol == "claude-code":
+            return await self._ask_claude_code(info)
         request = encode_request(event, info)
         try:
             if self._mode == "persistent":
                 output, stderr = await self._ask_persistent(request + b"\n")
             else:
-                output, stderr = await run_once(
+                output, stderr, _ = await run_once(
                     self._argv, request, timeout=self._timeout, cwd=self._cwd, env=self._env
                 )
         except ProcessFailure as failure:
@@ -216,6 +309,24 @@ class CommandHook(Hook[InputT, DecisionT]):
                 command=self._display, problem=failure.problem, stderr=failure.stderr
             ) from None
         return parse_decision(event, output, command=self._display, stderr=stderr)
+
+    async def _ask_claude_code(self, info: InputT) -> DecisionT:
+        cwd = self._cwd if self._cwd is not None else os.getcwd()
+        request = encode_claude_request(self._event, info, cwd=cwd, command=self._display)
+        try:
+            output, stderr, status = await run_once(
+                self._argv,
+                request,
+                timeout=self._timeout,
+                cwd=self._cwd,
+                env=self._env,
+                exit_codes=frozenset({0, BLOCKING_EXIT}),
+            )
+        except ProcessFailure as failure:
+            raise CommandHookError(
+                command=self._display, problem=failure.problem, stderr=failure.stderr
+            ) from None
+        return parse_claude_answer(self._event, status, output, stderr, command=self._display)
 
     def _state(self) -> _PersistentState:
         loop = asyncio.get_running_loop()

@@ -5,7 +5,8 @@ PodError
  +-- PodUsageError             the programmer's fault, at start-up
       +-- RegistryFrozenError  a hook registered after the registry was frozen
       +-- UnknownEventError    an object or a name that is not a catalogue event
-      +-- PermissionRulesError permission rules (e.g. a TOML file) are malformed
+      +-- PermissionRulesError a policy file (rules, command hooks) is malformed, or a
+                               rule names a tool or argument the run does not have
  +-- CommandHookError          a hook command failed: did not start, crashed, timed out, or
                                printed something that is not a decision legal for its event
 
@@ -65,22 +66,32 @@ class UnknownEventError(PodUsageError):
 
 
 class PermissionRulesError(PodUsageError):
-    """Permission rules are malformed (bad TOML, an unknown field, an illegal value).
+    """A policy is wrong: a policy file is malformed (bad TOML, an unknown field, an illegal
+    value), one of its ``[[hook]]`` tables is invalid, or a rule can never apply to the run
+    (it names a tool or an argument the run does not have).
 
-    ``source`` names where the rules came from (a file path or ``<string>``), ``line`` is the
-    1-based line of the problem when it is known, ``rule`` the 1-based number of the rule
-    at fault (``None`` for a problem outside the rules).
+    ``source`` names where the policy came from (a file path or ``<string>``), ``line`` is the
+    1-based line of the problem when it is known, ``rule`` the 1-based number of the table at
+    fault (``None`` for a problem outside the tables) and ``table`` its kind (``"rule"`` or
+    ``"hook"``). The message reads ``FILE, line N: [[rule]] 2: PROBLEM``.
     """
 
     def __init__(
-        self, *, source: str, problem: str, line: int | None = None, rule: int | None = None
+        self,
+        *,
+        source: str,
+        problem: str,
+        line: int | None = None,
+        rule: int | None = None,
+        table: str = "rule",
     ) -> None:
         self.source = source
         self.problem = problem
         self.line = line
         self.rule = rule
+        self.table = table
         where = source if line is None else f"{source}, line {line}"
-        what = "" if rule is None else f"rule {rule}: "
+        what = "" if rule is None else f"[[{table}]] {rule}: "
         super().__init__(f"{where}: {what}{problem}")
 
 

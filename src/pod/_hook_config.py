@@ -1,4 +1,4 @@
-"""Command hooks declared in TOML: ``[[hook]]`` tables, checked before anything runs.
+"""Command hooks declared in a policy file: ``[[hook]]`` tables, checked before anything runs.
 
 ```toml
 [[hook]]
@@ -7,36 +7,43 @@ command = ["python3", "policy.py"]   # argv list: no shell
 timeout = 5                          # seconds per event (default 30)
 on_error = "deny"                    # abort (default) | deny (pre_tool_call only) | ignore
 mode = "per-call"                    # per-call (default) | persistent
-cwd = "."                            # optional; relative to the TOML file's directory
+protocol = "native"                  # native (default) | claude-code
+matcher = "read_file|list_files"     # tool events: regex the whole tool name must match
+cwd = "."                            # default: the declaring file's folder; relative to it
+env = { POLICY_LEVEL = "strict" }    # set for the command
+inherit_env = ["PATH", "HOME"]       # true | false | names; default: all but credentials
 ```
 
 Every table is validated in full (types are strict: ``timeout = "5"`` is an error, unknown
-keys are errors); a bad table raises :class:`PodUsageError` naming the file, the table and
-every problem, and no hook from that file is returned. Other top-level keys (the permission
-rules) are left to their own loader.
+keys are errors). One rule for folders: the command runs in ``cwd``, which is relative to the
+folder of the file that declares it and defaults to that folder, so ``["python3",
+"policy.py"]`` finds the ``policy.py`` beside the file wherever ``pod`` is started. The folder
+must exist, and a program given by a relative path (``./check.sh``) must exist in it, when the
+file is loaded. The policy loader (``_policy``) reads the file once and reports a bad table
+as ``FILE, line N: [[hook]] K: PROBLEM``; no hook from that file is returned.
 """
 
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast, final
+from typing import Any, Literal, final
 
 from pydantic import BaseModel, Field, ValidationError
 
 from . import events
-from ._command_hook import DEFAULT_TIMEOUT, CommandHook, CommandMode
-from ._errors import PodUsageError, UnknownEventError
+from ._command_hook import DEFAULT_TIMEOUT, CommandHook, CommandMode, CommandOptionError
+from ._errors import PermissionRulesError, PodUsageError
 from ._registry import FailurePolicy, HookRegistry
+from ._toml_lines import TableProblem
 from .events import HookEvent
 
 __all__ = [
     "ConfiguredCommandHook",
+    "build_command_hook",
     "command_hook_from_config",
-    "command_hooks_from_document",
     "load_command_hooks",
 ]
 
@@ -50,7 +57,11 @@ class _HookTable(BaseModel, frozen=True, extra="forbid", strict=True):
     timeout: float = Field(default=DEFAULT_TIMEOUT, gt=0, allow_inf_nan=False)
     on_error: FailurePolicy = "abort"
     mode: CommandMode = "per-call"
+    protocol: Literal["native", "claude-code"] = "native"
+    matcher: str | None = None
     cwd: str | None = None
+    env: dict[str, str] = Field(default_factory=dict[str, str])
+    inherit_env: bool | list[str] | None = None
 
 
 @final
@@ -62,93 +73,104 @@ class ConfiguredCommandHook:
     hook: CommandHook[Any, Any]
     on_error: FailurePolicy
     source: str
-    """Where it was declared, e.g. ``hooks.toml: [[hook]] #2``."""
+    """Where it was declared, e.g. ``hooks.toml: [[hook]] 2``."""
 
     def register(self, registry: HookRegistry) -> None:
         """Register the hook for its event under its failure policy."""
         registry.on(self.event, self.hook, on_error=self.on_error)
 
 
-def _problems(error: ValidationError) -> str:
-    return "; ".join(
-        f"{'.'.join(str(part) for part in detail['loc']) or 'table'}: {detail['msg']}"
-        for detail in error.errors(include_url=False)
-    )
+def build_command_hook(
+    table: Mapping[str, object], *, base_dir: str | os.PathLike[str] | None = None
+) -> ConfiguredCommandHook:
+    """Check one ``[[hook]]`` table and build its hook (``source`` is left empty).
+
+    Args:
+        table: the table's keys and values (as ``tomllib`` gives them).
+        base_dir: the declaring file's folder: the default ``cwd``, and what a relative
+            ``cwd`` is relative to (default: the current folder).
+
+    Raises:
+        TableProblem: the table is invalid; names the first field at fault.
+    """
+    if isinstance(table.get("command"), str):
+        raise TableProblem(
+            'command must be a list of arguments, e.g. ["python3", "policy.py"]: '
+            'no shell is used (write ["sh", "-c", "..."] to use one)',
+            "command",
+        )
+    try:
+        parsed = _HookTable.model_validate(dict(table))
+    except ValidationError as exc:
+        raise TableProblem.from_validation(exc, _HookTable.model_fields) from None
+    try:
+        event = events.by_name(parsed.event)
+    except (KeyError, PodUsageError) as exc:  # an unknown name (KeyError's text is its arg)
+        raise TableProblem(str(exc.args[0]), "event") from None
+    if parsed.on_error == "deny" and event is not events.PRE_TOOL_CALL:
+        raise TableProblem(
+            f"on_error = 'deny' is only meaningful for pre_tool_call, not {event.name}",
+            "on_error",
+        )
+    base = Path(base_dir if base_dir is not None else ".")
+    cwd = os.fspath(base / parsed.cwd) if parsed.cwd is not None else os.fspath(base)
+    if not os.path.isdir(cwd):
+        raise TableProblem(
+            f"cwd {parsed.cwd!r} is not a folder (looked for {cwd}; a relative cwd is "
+            "relative to the folder of the file that declares the hook)",
+            "cwd",
+        )
+    program = parsed.command[0]
+    if "/" in program and not os.path.isfile(os.path.join(cwd, program)):
+        raise TableProblem(
+            f"the program {program!r} does not exist (looked for "
+            f"{os.path.join(cwd, program)}; a relative program path is relative to the cwd)",
+            "command",
+        )
+    try:
+        hook = CommandHook(
+            event,
+            parsed.command,
+            timeout=parsed.timeout,
+            mode=parsed.mode,
+            cwd=cwd,
+            env=parsed.env,
+            inherit_env=parsed.inherit_env,
+            matcher=parsed.matcher,
+            protocol=parsed.protocol,
+        )
+    except CommandOptionError as exc:
+        raise TableProblem(str(exc), exc.option) from None
+    except PodUsageError as exc:  # the command itself
+        raise TableProblem(str(exc), "command") from None
+    return ConfiguredCommandHook(event, hook, parsed.on_error, "")
 
 
 def command_hook_from_config(
     table: Mapping[str, object], *, source: str, base_dir: str | os.PathLike[str] | None = None
 ) -> ConfiguredCommandHook:
-    """Check one ``[[hook]]`` table and build its hook.
-
-    Args:
-        table: the table's keys and values (as ``tomllib`` gives them).
-        source: where the table comes from, for error messages.
-        base_dir: what a relative ``cwd`` is relative to (the TOML file's directory).
+    """Check one ``[[hook]]`` table given as a mapping and build its hook.
 
     Raises:
-        PodUsageError: the table is invalid; the message names ``source`` and every problem.
+        PermissionRulesError: the table is invalid; the message names ``source`` and every
+            problem (no line: the table has no text).
     """
-
-    def fail(problem: str) -> PodUsageError:
-        return PodUsageError(f"{source}: invalid [[hook]]: {problem}")
-
-    if isinstance(table.get("command"), str):
-        raise fail(
-            'command must be a list of arguments, e.g. ["python3", "policy.py"]: '
-            'no shell is used (write ["sh", "-c", "..."] to use one)'
-        )
     try:
-        parsed = _HookTable.model_validate(dict(table))
-    except ValidationError as exc:
-        raise fail(_problems(exc)) from None
-    try:
-        event = events.by_name(parsed.event)
-    except UnknownEventError as exc:
-        raise fail(str(exc)) from None
-    if parsed.on_error == "deny" and event is not events.PRE_TOOL_CALL:
-        raise fail(f"on_error = 'deny' is only meaningful for pre_tool_call, not {event.name}")
-    cwd: str | None = parsed.cwd
-    if cwd is not None and base_dir is not None:
-        cwd = os.fspath(Path(base_dir) / cwd)
-    try:
-        hook = CommandHook(event, parsed.command, timeout=parsed.timeout, mode=parsed.mode, cwd=cwd)
-    except PodUsageError as exc:
-        raise fail(str(exc)) from None
-    return ConfiguredCommandHook(event, hook, parsed.on_error, source)
-
-
-def command_hooks_from_document(
-    document: Mapping[str, object], *, source: str, base_dir: str | os.PathLike[str] | None = None
-) -> list[ConfiguredCommandHook]:
-    """Build the hooks of every ``[[hook]]`` table of a parsed TOML document, in order.
-
-    Raises:
-        PodUsageError: ``hook`` is not an array of tables, or a table is invalid.
-    """
-    found: object = document.get("hook", [])
-    if not isinstance(found, list) or not all(isinstance(t, dict) for t in found):  # pyright: ignore[reportUnknownVariableType]
-        raise PodUsageError(f"{source}: `hook` must be an array of tables, written [[hook]]")
-    tables = cast(list[Mapping[str, object]], found)  # TOML tables have string keys
-    return [
-        command_hook_from_config(table, source=f"{source}: [[hook]] #{number}", base_dir=base_dir)
-        for number, table in enumerate(tables, start=1)
-    ]
+        built = build_command_hook(table, base_dir=base_dir)
+    except TableProblem as problem:
+        raise PermissionRulesError(source=source, problem=problem.problem) from None
+    return ConfiguredCommandHook(built.event, built.hook, built.on_error, source)
 
 
 def load_command_hooks(path: str | os.PathLike[str]) -> list[ConfiguredCommandHook]:
-    """Read a TOML file and build the hooks of its ``[[hook]]`` tables, in order.
+    """Read a policy file and build the hooks of its ``[[hook]]`` tables, in order.
 
-    A relative ``cwd`` in a table is relative to the file's directory.
+    The whole file is checked (rules too); a relative ``cwd`` is relative to its folder.
 
     Raises:
-        PodUsageError: the file cannot be read, is not TOML, or declares an invalid hook.
+        PermissionRulesError: the file is not UTF-8 TOML or a table is invalid.
+        OSError: the file cannot be read.
     """
-    file = Path(path)
-    try:
-        document = tomllib.loads(file.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise PodUsageError(f"cannot read hooks file {file}: {exc}") from exc
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise PodUsageError(f"{file}: not valid TOML: {exc}") from exc
-    return command_hooks_from_document(document, source=str(file), base_dir=file.parent)
+    from ._policy import load_policy  # the policy loader builds hooks with this module
+
+    return list(load_policy(path).hooks)

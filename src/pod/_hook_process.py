@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fnmatch
 import os
 import signal
 import subprocess
@@ -29,10 +30,12 @@ from typing import Final, final
 from typing_extensions import override
 
 __all__ = [
+    "CREDENTIAL_PATTERNS",
     "MAX_OUTPUT_BYTES",
     "STDERR_TAIL_BYTES",
     "LineProcess",
     "ProcessFailure",
+    "hook_environment",
     "run_once",
 ]
 
@@ -43,6 +46,59 @@ STDERR_TAIL_BYTES: Final = 2048
 _REAP_GRACE: Final = 5.0
 """Seconds to wait for a SIGKILLed group's pipes to close before giving up on them (the
 event loop's child watcher still reaps the command)."""
+
+
+CREDENTIAL_PATTERNS: Final = (
+    "*_API_KEY",
+    "*_API_TOKEN",
+    "*_TOKEN",
+    "*_SECRET",
+    "*_SECRET_KEY",
+    "*_ACCESS_KEY",
+    "*_ACCESS_KEY_ID",
+    "*_PRIVATE_KEY",
+    "*_PASSWORD",
+    "*_CREDENTIALS",
+    "API_KEY",
+    "TOKEN",
+)
+"""Names (globs, case-insensitive) of the variables a hook command does not inherit by
+default: provider API keys (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``), tokens
+(``GITHUB_TOKEN``, ``HF_TOKEN``, ``AWS_SESSION_TOKEN``), cloud keys (``AWS_SECRET_ACCESS_KEY``,
+``AWS_ACCESS_KEY_ID``, ``GOOGLE_APPLICATION_CREDENTIALS``) and passwords."""
+
+
+def _is_credential(name: str) -> bool:
+    upper = name.upper()
+    return any(fnmatch.fnmatchcase(upper, pattern) for pattern in CREDENTIAL_PATTERNS)
+
+
+def hook_environment(
+    env: Mapping[str, str] | None = None,
+    inherit: bool | Sequence[str] | None = None,
+    *,
+    base: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """The environment of a hook command.
+
+    Args:
+        env: variables to set (they win over inherited ones).
+        inherit: what to take from ``base``: ``None`` (the default) everything except the
+            :data:`CREDENTIAL_PATTERNS`; ``True`` everything; ``False`` nothing; a list of
+            names exactly those (credentials included: naming one is a choice).
+        base: the environment inherited from (default: this process's).
+    """
+    source = os.environ if base is None else base
+    if inherit is None:
+        chosen = {k: v for k, v in source.items() if not _is_credential(k)}
+    elif inherit is True:
+        chosen = dict(source)
+    elif inherit is False:
+        chosen = {}
+    else:
+        chosen = {name: source[name] for name in inherit if name in source}
+    chosen.update(env or {})
+    return chosen
 
 
 class ProcessFailure(Exception):
@@ -139,8 +195,11 @@ async def _spawn(
     argv: Sequence[str], *, cwd: str | None, env: Mapping[str, str] | None
 ) -> tuple[asyncio.SubprocessTransport, _Protocol]:
     loop = asyncio.get_running_loop()
-    try:
-        return await loop.subprocess_exec(
+    # Shielded: cancelled mid-start (a timeout), asyncio would close the new transport before
+    # its child watcher heard the exit, reap the child itself, and the watcher would log
+    # "Unknown child process pid ...". Let the start finish, then dispose of it our way.
+    starting = asyncio.ensure_future(
+        loop.subprocess_exec(
             lambda: _Protocol(loop),
             *argv,
             stdin=subprocess.PIPE,
@@ -150,17 +209,34 @@ async def _spawn(
             cwd=cwd,
             env=None if env is None else dict(env),
         )
+    )
+    try:
+        return await asyncio.shield(starting)
     except OSError as exc:
         raise ProcessFailure(f"could not start: {exc}") from exc
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            await _dispose(*await starting)
+        raise
 
 
 async def _dispose(transport: asyncio.SubprocessTransport, protocol: _Protocol) -> None:
-    """Kill the group, close our pipe ends and wait (bounded) until the command is reaped."""
+    """Kill the group, close our pipe ends and wait (bounded) until the command is reaped.
+
+    The transport is closed only once the event loop has heard the exit: closing it before
+    would make it poll (and so reap) the command itself, and the child watcher, finding its
+    child gone, logs "Unknown child process pid ..., will report returncode 255".
+    """
     if protocol.closed.is_set():  # exited, reaped, stragglers killed: nothing left to kill
         transport.close()
         return
     _kill_group(transport.get_pid())
-    transport.close()
+    try:
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(_REAP_GRACE):
+                await protocol.exited.wait()
+    finally:
+        transport.close()
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(_REAP_GRACE):
             await protocol.closed.wait()
@@ -173,13 +249,14 @@ async def run_once(
     timeout: float,  # noqa: ASYNC109  # on timeout we kill the group and keep its stderr
     cwd: str | None = None,
     env: Mapping[str, str] | None = None,
-) -> tuple[bytes, str]:
-    """Start the command, write ``request`` to its stdin, and return its stdout and the tail
-    of its stderr once it has exited with status 0.
+    exit_codes: frozenset[int] = frozenset({0}),
+) -> tuple[bytes, str, int]:
+    """Start the command, write ``request`` to its stdin, and return its stdout, the tail of
+    its stderr and its exit status once it has exited with one of ``exit_codes``.
 
     Raises:
-        ProcessFailure: it could not start, timed out, printed too much, or exited non-zero
-            or by a signal.
+        ProcessFailure: it could not start, timed out, printed too much, or exited with
+            another status or by a signal.
     """
     protocol: _Protocol | None = None
     transport: asyncio.SubprocessTransport | None = None
@@ -207,9 +284,9 @@ async def run_once(
         raise protocol.failure(f"printed more than {MAX_OUTPUT_BYTES} bytes on stdout")
     returncode = transport.get_returncode()
     assert returncode is not None  # connection_lost comes after the exit
-    if returncode != 0:
+    if returncode not in exit_codes:
         raise protocol.failure(_exit_problem(returncode))
-    return bytes(protocol.stdout), protocol.stderr_text()
+    return bytes(protocol.stdout), protocol.stderr_text(), returncode
 
 
 @final

@@ -14,10 +14,19 @@ from typing import Any, Final, TypeVar, cast
 import pydantic_core
 from pydantic import BaseModel, ValidationError
 
+from llm_worker import ToolCallSummary
+
 from ._errors import CommandHookError
 from .events import HookEvent
 
-__all__ = ["encode_request", "parse_decision"]
+__all__ = [
+    "describe_validation",
+    "encode_request",
+    "parse_decision",
+    "stdin_schema",
+    "stdout_schema",
+    "tool_name_of",
+]
 
 InputT = TypeVar("InputT", bound=BaseModel)
 DecisionT = TypeVar("DecisionT")
@@ -26,9 +35,50 @@ _PREVIEW_BYTES: Final = 120
 
 
 def encode_request(event: HookEvent[InputT, Any], info: InputT) -> bytes:
-    """Return the request a command gets for ``info``: one line of ASCII JSON, no newline."""
-    envelope = {"event": event.name, "input": info.model_dump(mode="json")}
+    """Return the request a command gets for ``info``: one line of ASCII JSON, no newline.
+
+    A tool call's request also carries ``arguments``: the arguments parsed (``null`` when
+    they are not a JSON object), so a command need not decode JSON inside JSON.
+    """
+    envelope: dict[str, object] = {"event": event.name, "input": info.model_dump(mode="json")}
+    if isinstance(info, ToolCallSummary):
+        envelope["arguments"] = info.parsed_arguments()
     return json.dumps(envelope, separators=(",", ":")).encode("ascii")
+
+
+def tool_name_of(info: BaseModel) -> str:
+    """The tool an Input is about (``""`` for an Input that names none)."""
+    name: object = getattr(info, "tool_name", "")
+    return name if isinstance(name, str) else ""
+
+
+def stdin_schema(event: HookEvent[Any, Any]) -> dict[str, Any]:
+    """JSON Schema of exactly what a native command reads on stdin for ``event``."""
+    properties: dict[str, Any] = {
+        "event": {"const": event.name, "type": "string"},
+        "input": event.input_schema(),
+    }
+    if event.input_type is ToolCallSummary:
+        properties["arguments"] = {
+            "anyOf": [{"type": "object"}, {"type": "null"}],
+            "description": "The call's arguments, parsed; null if they are not a JSON object.",
+        }
+    return {
+        "title": f"{event.name} request",
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+def stdout_schema(event: HookEvent[Any, Any]) -> dict[str, Any]:
+    """JSON Schema of exactly what a native command may print for ``event``: one decision
+    object with its ``decision`` tag written out (``{}`` is refused, as the run refuses it);
+    anything at all for an observe-only event (its output is ignored)."""
+    if event.observe_only:
+        return {"description": f"ignored: {event.name} is observe-only"}
+    return event.output_schema()
 
 
 def _preview(data: bytes) -> str:
@@ -40,7 +90,8 @@ def _tag(decision_type: type[BaseModel]) -> str:
     return str(decision_type.model_fields["decision"].default)
 
 
-def _describe(error: ValidationError) -> str:
+def describe_validation(error: ValidationError) -> str:
+    """Every problem pydantic found, in one line (``field: message; ...``)."""
     return "; ".join(
         f"{'.'.join(str(part) for part in detail['loc']) or 'decision'}: {detail['msg']}"
         for detail in error.errors(include_url=False)
@@ -91,4 +142,4 @@ def parse_decision(
         # One of the event's decision types: what DecisionT stands for.
         return cast(DecisionT, decision_type.model_validate(value, strict=True))
     except ValidationError as exc:
-        raise fail(f"printed an invalid {tag!r} decision: {_describe(exc)}") from None
+        raise fail(f"printed an invalid {tag!r} decision: {describe_validation(exc)}") from None

@@ -17,7 +17,7 @@ one thing at a time; ``notify`` may be called from any thread or task at any tim
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TypeAlias, assert_never, final
 
 from llm_worker import (
@@ -80,12 +80,16 @@ class Pod(Privileged):
         tools: the tools the model may call.
         hooks: the user's hooks. The Pod freezes a ``HookRegistry`` it is given.
         permissions: the policy hook, asked before every user hook on ``PRE_TOOL_CALL``;
-            ``None``: no policy (every call goes to the user hooks).
+            ``None``: no policy (every call goes to the user hooks). Its rules are checked
+            against ``tools`` now (``PermissionRulesError`` if one can never apply).
         settings: limits and thresholds (compaction, truncation, requests, tool timeout).
         summariser: writes compaction summaries; default: one request through ``client``.
         system_prompt: sent with every model request.
         history: items to start from (e.g. a restored conversation).
         trace: receives a :class:`TraceEvent` for each interceptor action and hook decision.
+        wrap_hooks: wraps the hook port the Worker asks (tracing included), e.g. so
+            ``pod.durable`` can record every decision; it must keep the port's answers to
+            ``listens_to``.
 
     Example:
         ```python
@@ -107,7 +111,11 @@ class Pod(Privileged):
         system_prompt: str | None = None,
         history: Iterable[Item] = (),
         trace: Tracer | None = None,
+        wrap_hooks: Callable[[HookPort], HookPort] | None = None,
     ) -> None:
+        tools = tuple(tools)
+        if permissions is not None:
+            permissions.check_tools(tools)  # a rule that can never apply refuses to start
         self._settings = settings = settings if settings is not None else PodSettings()
         self._trace = trace
         self._notifications = NotificationQueue()
@@ -124,6 +132,8 @@ class Pod(Privileged):
             interceptors.append(TruncationInterceptor(settings.max_tool_output_bytes, trace=trace))
         self._hooks = _policy_registry(permissions).then(_frozen(hooks))
         port: HookPort = self._hooks if trace is None else TracingHookPort(self._hooks, trace)
+        if wrap_hooks is not None:
+            port = wrap_hooks(port)
         self._port = port
         self._ask_pre_compact = not isinstance(port, SelectiveHookPort) or port.listens_to(
             PRE_COMPACT_POINT

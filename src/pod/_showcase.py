@@ -93,6 +93,14 @@ _SCRIPT: Final = (
 )
 
 
+def confirm_shell(call: ToolCallSummary) -> Continue | Pause:
+    """A user hook asking a human before any shell command: it never sees a call the
+    policy denied (the ``rm``), only the ones the policy let through (the ``ls``)."""
+    if call.tool_name == "shell":
+        return Pause(reason="shell commands need a human's OK")
+    return Continue()
+
+
 def build_showcase_pod(trace: Tracer) -> Pod:
     """Return the showcase Pod; ``trace`` receives every interceptor action and hook decision.
 
@@ -124,14 +132,7 @@ def build_showcase_pod(trace: Tracer) -> Pod:
         return "llm_worker/  pod/" if command.startswith("ls") else ""
 
     audit = HookRegistry()
-
-    @audit.on(events.PRE_TOOL_CALL)
-    def confirm_shell(call: ToolCallSummary) -> Continue | Pause:
-        """A user hook asking a human before any shell command: it never sees a call the
-        policy denied (the ``rm``), only the ones the policy let through (the ``ls``)."""
-        if call.tool_name == "shell":
-            return Pause(reason="shell commands need a human's OK")
-        return Continue()
+    audit.on(events.PRE_TOOL_CALL, confirm_shell)
 
     pod = Pod(
         ScriptedClient(then=model),

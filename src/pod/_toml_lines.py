@@ -10,9 +10,12 @@ data (e.g. as many headers as rules) and leave the line out when it does not.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import final
 
-__all__ = ["TomlLines"]
+from pydantic import ValidationError
+
+__all__ = ["TableProblem", "TomlLines"]
 
 _LINE_OF_SYNTAX_ERROR = re.compile(r"\(at line (\d+), column \d+\)")
 
@@ -61,6 +64,37 @@ class TomlLines:
         """The line a ``tomllib.TOMLDecodeError`` message names, if it names one."""
         found = _LINE_OF_SYNTAX_ERROR.search(message)
         return int(found.group(1)) if found else None
+
+
+class TableProblem(Exception):
+    """What is wrong with one table, by field, before the loader knows where it was written.
+
+    ``field`` is the first key at fault (its line is reported), ``None`` for the table as a
+    whole (its header's line).
+    """
+
+    def __init__(self, problem: str, field: str | None = None) -> None:
+        self.problem = problem
+        self.field = field
+        super().__init__(problem)
+
+    @classmethod
+    def from_validation(cls, error: ValidationError, known: Iterable[str]) -> TableProblem:
+        """Every problem pydantic found in a table, in one line, located at the first."""
+        problems: list[str] = []
+        first: str | None = None
+        for detail in error.errors(include_url=False):
+            location = ".".join(str(part) for part in detail["loc"])
+            if first is None and detail["loc"]:
+                first = str(detail["loc"][0])
+            match detail["type"]:
+                case "extra_forbidden":
+                    problems.append(f"unknown field {location!r} (fields: {', '.join(known)})")
+                case "missing":
+                    problems.append(f"missing field {location!r}")
+                case _:
+                    problems.append(f"{location or 'table'}: {detail['msg']}")
+        return cls("; ".join(problems), first)
 
 
 def _scan(line: str, delimiter: str | None) -> str | None:

@@ -127,10 +127,20 @@ class HookEvent(Generic[InputT, DecisionT]):
         return self.input_type.model_json_schema()
 
     def output_schema(self) -> dict[str, Any]:
-        """JSON Schema of what a hook may return (``null`` for observe-only events)."""
+        """JSON Schema of what a hook may return (``null`` for observe-only events).
+
+        A decision's ``decision`` tag is required, as in every decision written as JSON:
+        ``{}`` names no decision, and the run refuses it.
+        """
         if self.observe_only:
             return {"type": "null"}
-        return self.decision_adapter().json_schema()
+        schema = self.decision_adapter().json_schema()
+        for definition in [schema, *schema.get("$defs", {}).values()]:
+            if "decision" in definition.get("properties", {}):
+                required = definition.setdefault("required", [])
+                if "decision" not in required:
+                    required.insert(0, "decision")
+        return schema
 
 
 @functools.cache

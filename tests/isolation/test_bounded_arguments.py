@@ -88,8 +88,9 @@ async def test_a_refused_call_never_runs_and_a_hook_reading_it_does_not_abort(te
     client = ScriptedClient(
         [ScriptedReply(calls=[ScriptedCall("echo", text)]), ScriptedReply("ok")]
     )
-    # The policy reads an argument too (``command``), and must not fail on this text.
-    rule = PermissionRule(action="deny", tool="echo", command_prefix="rm")
+    # The policy reads an argument too (``text``), and must not fail on this text. (A rule
+    # must name a parameter the tool has: the Pod refuses one that can never apply.)
+    rule = PermissionRule(action="deny", tool="echo", arguments={"text": "rm*"})
     policy = PermissionHook([rule], default="allow")
     pod = Pod(client, tools=[echo], hooks=registry, permissions=policy)
     result = await pod.run("go")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 from pathlib import Path
+from typing import Any
 
+import jsonschema
 import pytest
 
 from pod import (
@@ -24,6 +25,7 @@ from pod import (
     UnknownEventError,
     events,
 )
+from pod._hook_protocol import stdin_schema
 
 from .conftest import (
     CALL,
@@ -56,8 +58,32 @@ async def test_an_approving_script_gets_the_event_and_its_input_as_json(
     raw = seen.read_bytes()
     assert raw.count(b"\n") == 0  # one line, so persistent mode can frame it the same way
     request = json.loads(raw)
-    assert request == {"event": "pre_tool_call", "input": CALL.model_dump(mode="json")}
+    assert request == {
+        "event": "pre_tool_call",
+        "input": CALL.model_dump(mode="json"),
+        "arguments": {"command": "ls"},  # parsed: no JSON inside JSON to decode
+    }
     assert ToolCallSummary.model_validate(request["input"]) == CALL
+    jsonschema.validate(request, stdin_schema(events.PRE_TOOL_CALL))
+
+
+async def test_arguments_that_are_not_an_object_arrive_as_null(
+    script: ScriptFactory, tmp_path: Path
+) -> None:
+    seen = tmp_path / "seen.json"
+    argv = script(
+        f"""
+        import sys
+        open({str(seen)!r}, "wb").write(sys.stdin.buffer.read())
+        print('{{"decision": "continue"}}')
+        """
+    )
+    odd = CALL.model_copy(update={"arguments": "[1, 2"})
+    assert await hook(argv)(odd) == Continue()
+    request = json.loads(seen.read_bytes())
+    assert request["arguments"] is None
+    assert request["input"]["arguments"] == "[1, 2"
+    jsonschema.validate(request, stdin_schema(events.PRE_TOOL_CALL))
 
 
 async def test_a_denying_script_skips_the_call_with_its_reason(script: ScriptFactory) -> None:
@@ -330,17 +356,63 @@ def test_a_command_hook_describes_itself() -> None:
     )
 
 
-async def test_the_command_inherits_the_environment_unless_given_one(
-    script: ScriptFactory, monkeypatch: pytest.MonkeyPatch
+_ENVIRONMENT = {
+    "POD_TEST_PLAIN": "visible",
+    "OPENAI_API_KEY": "sk-test",
+    "ANTHROPIC_API_KEY": "sk-ant-test",
+    "GITHUB_TOKEN": "ghp-test",
+    "POD_TEST_SECRET": "hunter2",
+    "AWS_SECRET_ACCESS_KEY": "aws-test",
+    "aws_session_token": "lower-case-test",
+}
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        pytest.param({}, {"POD_TEST_PLAIN": "visible"}, id="default-drops-credentials"),
+        pytest.param({"inherit_env": True}, _ENVIRONMENT, id="inherit-everything"),
+        pytest.param(
+            {"inherit_env": False, "env": {"POD_TEST_PLAIN": "set"}},
+            {"POD_TEST_PLAIN": "set"},
+            id="inherit-nothing",
+        ),
+        pytest.param(
+            {"inherit_env": ["OPENAI_API_KEY", "POD_TEST_UNSET"]},
+            {"OPENAI_API_KEY": "sk-test"},
+            id="inherit-named",
+        ),
+        pytest.param(
+            {"env": {"GITHUB_TOKEN": "given"}},
+            {"POD_TEST_PLAIN": "visible", "GITHUB_TOKEN": "given"},
+            id="env-wins",
+        ),
+    ],
+)
+async def test_the_command_environment_leaves_credentials_out_unless_asked(
+    script: ScriptFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    options: dict[str, Any],
+    expected: dict[str, str],
 ) -> None:
-    monkeypatch.setenv("POD_TEST_SECRET", "hunter2")
+    for name, value in _ENVIRONMENT.items():
+        monkeypatch.setenv(name, value)
     argv = script(
-        """
+        f"""
         import json, os
-        secret = os.environ.get("POD_TEST_SECRET", "none")
-        print(json.dumps({"decision": "skip", "reason": secret}))
+        names = {[*_ENVIRONMENT]!r}
+        seen = {{n: os.environ[n] for n in names if n in os.environ}}
+        print(json.dumps({{"decision": "skip", "reason": json.dumps(seen, sort_keys=True)}}))
         """
     )
-    assert await hook(argv)(CALL) == Skip(reason="hunter2")
-    clean = CommandHook(events.PRE_TOOL_CALL, argv, env={"PATH": os.environ["PATH"]})
-    assert await clean(CALL) == Skip(reason="none")
+    # argv[0] is the interpreter's absolute path: it starts even with no PATH inherited.
+    decision = await CommandHook(events.PRE_TOOL_CALL, argv, **options)(CALL)
+    assert isinstance(decision, Skip)
+    assert json.loads(decision.reason) == expected
+
+
+def test_a_cwd_that_is_not_a_folder_is_refused_when_the_hook_is_made(tmp_path: Path) -> None:
+    with pytest.raises(
+        PodUsageError, match=r"^the cwd '.*/gone' of a CommandHook is not a folder$"
+    ):
+        CommandHook(events.PRE_TOOL_CALL, ["true"], cwd=tmp_path / "gone")

@@ -10,12 +10,13 @@ import pytest
 
 from pod import (
     HookRegistry,
-    PodUsageError,
+    PermissionRulesError,
     Skip,
     events,
     load_command_hooks,
 )
-from pod._hook_config import command_hook_from_config, command_hooks_from_document
+from pod._hook_config import command_hook_from_config
+from pod._policy import parse_policy
 
 from .conftest import CALL
 
@@ -30,7 +31,10 @@ def test_hooks_load_in_order_with_their_settings(tmp_path: Path) -> None:
     path = write_toml(
         tmp_path,
         """
-        [[rule]]                      # another loader's business
+        default = "allow"
+
+        [[rule]]                      # the same loader reads rules
+        action = "deny"
         tool = "shell"
 
         [[hook]]
@@ -46,6 +50,7 @@ def test_hooks_load_in_order_with_their_settings(tmp_path: Path) -> None:
         cwd = "scripts"
         """,
     )
+    (tmp_path / "scripts").mkdir()
     first, second = load_command_hooks(path)
     assert first.event is events.PRE_TOOL_CALL
     assert first.hook.event is events.PRE_TOOL_CALL
@@ -54,7 +59,7 @@ def test_hooks_load_in_order_with_their_settings(tmp_path: Path) -> None:
         5.0,
         "per-call",
     )
-    assert (first.on_error, first.source) == ("deny", f"{path}: [[hook]] #1")
+    assert (first.on_error, first.source) == ("deny", f"{path}: [[hook]] 1")
     assert (second.event, second.on_error, second.hook.mode) == (
         events.ABORT,
         "abort",
@@ -96,7 +101,8 @@ async def test_a_relative_cwd_is_relative_to_the_file_and_the_hook_runs(tmp_path
 
 
 def test_a_file_without_hooks_gives_none(tmp_path: Path) -> None:
-    assert load_command_hooks(write_toml(tmp_path, "[[rule]]\ntool = 'x'\n")) == []
+    text = "[[rule]]\naction = 'allow'\ntool = 'x'\n"
+    assert load_command_hooks(write_toml(tmp_path, text)) == []
 
 
 @pytest.mark.parametrize(
@@ -134,17 +140,18 @@ def test_a_file_without_hooks_gives_none(tmp_path: Path) -> None:
         ),
         (
             {"command": ["x"], "mode": "forever", "on_eror": "ignore"},
-            "event: Field required; mode: Input should be 'per-call' or 'persistent'; "
-            "on_eror: Extra inputs are not permitted",
+            "missing field 'event'; mode: Input should be 'per-call' or 'persistent'; "
+            "unknown field 'on_eror' (fields: event, command, timeout, on_error, mode, "
+            "protocol, matcher, cwd, env, inherit_env)",
         ),
     ],
 )
 def test_an_invalid_table_is_refused_with_every_problem(
     table: dict[str, object], problem: str
 ) -> None:
-    with pytest.raises(PodUsageError) as error:
-        command_hook_from_config(table, source="pod.toml: [[hook]] #3")
-    assert str(error.value) == f"pod.toml: [[hook]] #3: invalid [[hook]]: {problem}"
+    with pytest.raises(PermissionRulesError) as error:
+        command_hook_from_config(table, source="pod.toml")
+    assert str(error.value) == f"pod.toml: {problem}"
 
 
 def test_one_bad_table_refuses_the_whole_file(tmp_path: Path) -> None:
@@ -161,19 +168,25 @@ def test_one_bad_table_refuses_the_whole_file(tmp_path: Path) -> None:
         timeout = -1
         """,
     )
-    with pytest.raises(PodUsageError, match=r"pod\.toml: \[\[hook\]\] #2: invalid \[\[hook\]\]: "):
+    with pytest.raises(
+        PermissionRulesError,
+        match=r"pod\.toml, line 9: \[\[hook\]\] 2: timeout: Input should be greater than 0$",
+    ):
         load_command_hooks(path)
 
 
 def test_hook_must_be_an_array_of_tables() -> None:
-    for document in ({"hook": {"event": "abort"}}, {"hook": ["abort"]}):
-        with pytest.raises(PodUsageError, match=r"^x\.toml: `hook` must be an array of tables"):
-            command_hooks_from_document(document, source="x.toml")
+    for text in ('[hook]\nevent = "abort"\n', 'hook = ["abort"]\n'):
+        with pytest.raises(
+            PermissionRulesError,
+            match=r"^x\.toml, line 1: 'hook' must be an array of tables: write each one under",
+        ):
+            parse_policy(text, source="x.toml")
 
 
 def test_unreadable_or_invalid_files_are_clear_errors(tmp_path: Path) -> None:
-    with pytest.raises(PodUsageError, match=r"^cannot read hooks file .*missing\.toml: "):
+    with pytest.raises(FileNotFoundError):
         load_command_hooks(tmp_path / "missing.toml")
     broken = write_toml(tmp_path, "[[hook]\nevent = 1\n")
-    with pytest.raises(PodUsageError, match=r"pod\.toml: not valid TOML: "):
+    with pytest.raises(PermissionRulesError, match=r"pod\.toml, line 1: invalid TOML: "):
         load_command_hooks(broken)

@@ -111,7 +111,12 @@ def test_no_attribute_path_from_the_registries_reaches_a_mutable_container() -> 
         return Continue()
 
     registry.on(events.PRE_TOOL_CALL, user_hook)
-    pod = Pod(ScriptedClient([]), hooks=registry, permissions=PermissionHook([DENY_ECHO]))
+    pod = Pod(
+        ScriptedClient([]),
+        tools=[echo],  # a rule must name a tool the Pod has
+        hooks=registry,
+        permissions=PermissionHook([DENY_ECHO]),
+    )
     hooks = pod.hooks
     # Not followed: the user's hook (user code), the catalogue's events and neutral
     # decisions (module-level values, read by identity in dispatch), and the policy hook's

@@ -166,25 +166,26 @@ def test_rules_load_from_a_toml_file(tmp_path: Path) -> None:
     [
         pytest.param(
             RULES_TOML.replace('command_prefix = "ls"', 'comand_prefix = "ls"'),
-            r"^rules\.toml, line 13: rule 2: unknown field 'comand_prefix' \(fields: action, tool, "
-            r"path, command_prefix, arguments, reason\)$",
+            r"^rules\.toml, line 13: \[\[rule\]\] 2: unknown field 'comand_prefix' "
+            r"\(fields: action, tool, path, command_prefix, arguments, reason\)$",
             id="unknown-field",
         ),
         pytest.param(
             RULES_TOML.replace(
                 'action = "allow"\ntool = "fetch"', 'action = "ask"\ntool = "fetch"'
             ),
-            r"^rules\.toml, line 16: rule 3: action: Input should be 'allow' or 'deny'$",
+            r"^rules\.toml, line 16: \[\[rule\]\] 3: action: Input should be 'allow' or 'deny'$",
             id="bad-action",
         ),
         pytest.param(
             RULES_TOML.replace('action = "deny"\n', ""),
-            r"^rules\.toml, line 4: rule 1: missing field 'action'$",
+            r"^rules\.toml, line 4: \[\[rule\]\] 1: missing field 'action'$",
             id="missing-action",
         ),
         pytest.param(
             RULES_TOML.replace('arguments = { method = "GET" }', "arguments = { method = 1 }"),
-            r"^rules\.toml, line 18: rule 3: arguments\.method: Input should be a valid string$",
+            r"^rules\.toml, line 18: \[\[rule\]\] 3: arguments\.method: "
+            r"Input should be a valid string$",
             id="bad-argument-pattern",
         ),
         pytest.param(
@@ -213,7 +214,7 @@ def test_rules_load_from_a_toml_file(tmp_path: Path) -> None:
         ),
         pytest.param(
             'rule = "allow everything"\n',
-            r"^rules\.toml, line 1: 'rule' must be an array of tables: write each rule under "
+            r"^rules\.toml, line 1: 'rule' must be an array of tables: write each one under "
             r"\[\[rule\]\]$",
             id="rule-not-a-table",
         ),
@@ -238,14 +239,16 @@ action = "allow"
 tol = "read_file"
 '''
     with pytest.raises(
-        PermissionRulesError, match=r"^<string>, line 10: rule 2: unknown field 'tol'"
+        PermissionRulesError, match=r"^<string>, line 10: \[\[rule\]\] 2: unknown field 'tol'"
     ):
         PermissionHook.from_toml_text(text)
 
 
 def test_inline_rule_tables_report_the_rule_without_a_line() -> None:
     text = 'rule = [{ action = "allow" }, { action = "nope" }]\n'
-    with pytest.raises(PermissionRulesError, match=r"^<string>: rule 2: action: ") as caught:
+    with pytest.raises(
+        PermissionRulesError, match=r"^<string>: \[\[rule\]\] 2: action: "
+    ) as caught:
         PermissionHook.from_toml_text(text)
     assert (caught.value.line, caught.value.rule) == (None, 2)
 
@@ -338,7 +341,7 @@ def test_the_pod_puts_the_policy_first_and_freezes_the_user_registry() -> None:
         return Continue()
 
     registry.on(events.PRE_TOOL_CALL, mine)
-    pod = Pod(ScriptedClient(), hooks=registry, permissions=PermissionHook())
+    pod = Pod(ScriptedClient(), hooks=registry, permissions=PermissionHook(default="allow"))
     names = pod.hooks.hooks_for(events.PRE_TOOL_CALL)
     assert names == ("pod.PermissionHook", f"{__name__}.{mine.__qualname__}")
     with pytest.raises(RegistryFrozenError):

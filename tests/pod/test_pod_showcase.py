@@ -25,8 +25,7 @@ async def test_the_showcase_exercises_every_mechanism() -> None:
     assert decisions == [
         "Continue",
         f"Skip: deleting files needs a human: ask the user instead {by_policy}",
-        "Pause: shell commands need a human's OK "
-        "(by pod._showcase.build_showcase_pod.<locals>.confirm_shell)",
+        "Pause: shell commands need a human's OK (by pod._showcase.confirm_shell)",
         f"Skip: no permission rule allows this call to read_file {by_policy}",
     ]
     assert sum(isinstance(item, Summary) for item in pod.history) == 1

@@ -398,3 +398,98 @@ def test_a_cut_stream_does_not_glue_its_text_to_the_abort_line(
     streamed = lines[lines.index(abort) - 2]  # the partial text, then the ABORT trace line
     assert streamed
     assert not streamed.startswith(("  hooks", "error"))
+
+
+def test_pod_run_refuses_a_rule_for_a_missing_tool_before_any_request(
+    server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rules = tmp_path / "rules.toml"
+    rules.write_text('default = "allow"\n\n[[rule]]\naction = "deny"\ntool = "read-file"\n')
+    code = main(
+        [
+            "run",
+            "hi",
+            "--model=openai:m",
+            f"--base-url={server.url}/v1",
+            "--api-key=k",
+            f"--rules={rules}",
+        ]
+    )
+    assert code == 2
+    assert (
+        f"{rules}, line 3: [[rule]] 1: tool 'read-file' matches no tool of this run "
+        "(tools: list_files, read_file); fix the name or remove the rule"
+    ) in " ".join(capsys.readouterr().err.split())
+    assert server.requests == []
+
+
+def test_pod_run_refuses_a_missing_hook_cwd_before_any_request(
+    server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rules = tmp_path / "rules.toml"
+    rules.write_text(
+        'default = "allow"\n[[hook]]\nevent = "pre_tool_call"\ncommand = ["x"]\ncwd = "gone"\n'
+    )
+    code = main(
+        [
+            "run",
+            "hi",
+            "--model=openai:m",
+            f"--base-url={server.url}/v1",
+            "--api-key=k",
+            f"--rules={rules}",
+        ]
+    )
+    assert code == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"{rules}, line 5: [[hook]] 1: cwd 'gone' is not a folder" in err
+    assert server.requests == []
+
+
+def test_pod_run_runs_claude_code_hooks_from_a_settings_file(
+    server: Any, tools_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "no_atlantis.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import json, sys
+            data = json.load(sys.stdin)
+            if data["tool_input"].get("city") == "Atlantis":
+                print("Atlantis is fictional", file=sys.stderr)
+                sys.exit(2)
+            """
+        )
+    )
+    settings = tmp_path / "settings.json"
+    command = f"{sys.executable} {script}"
+    settings.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {
+                            "matcher": "get_weather",
+                            "hooks": [{"type": "command", "command": command, "timeout": 20}],
+                        }
+                    ]
+                }
+            }
+        )
+    )
+    queue_session(server, "openai", stream=False)
+    code = main(
+        [
+            "run",
+            "weather and sum",
+            "--model=openai:test-model",
+            f"--base-url={server.url}/v1",
+            "--api-key=k",
+            f"--tools={tools_file}:TOOLS",
+            f"--claude-settings={settings}",
+        ]
+    )
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 0
+    assert 'get_weather({"city":"Atlantis"}) -> Skip: Atlantis is fictional' in err
+    assert 'get_weather({"city":"Paris"}) -> Continue' in err

@@ -1,0 +1,307 @@
+"""``pod worker``, ``pod submit``, ``pod approve``, ``pod runs``: durable runs from the shell.
+
+Results go to stdout (``--json`` for scripts), diagnostics to stderr. Exit codes: 0 done,
+1 the database or the run failed, 2 bad usage (one line; ``--debug`` adds the traceback).
+The ``dbos`` extra is imported only when one of these commands runs.
+
+Decisions use the vocabulary and the code of saved runs (``_cli_decisions``): ``--approve
+CALL_ID``, ``--skip CALL_ID[=REASON]``, ``--abort``; with none, ``pod approve`` asks in a
+terminal, as ``pod resume`` does, and otherwise lets the hooks be asked again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Final, assert_never, cast
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from llm_worker import Abort, Continue, Skip
+
+from ._cli_decisions import (
+    USER_ABORT_REASON,
+    Answer,
+    add_decision_arguments,
+    ask_decisions,
+    decisions_from_arguments,
+    decisions_given,
+)
+from ._cli_load import (
+    LoadError,
+    _load_object,  # pyright: ignore[reportPrivateUsage]
+)
+from ._errors import PodUsageError
+
+if TYPE_CHECKING:
+    from .durable import DurableRuns, RunDecision, RunInfo
+
+__all__ = ["add_durable_commands", "durable_command"]
+
+EXIT_OK: Final = 0
+EXIT_FAILED: Final = 1
+EXIT_USAGE: Final = 2
+_COMMANDS: Final = frozenset({"worker", "submit", "approve", "runs"})
+
+
+def _database(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--database",
+        metavar="URL",
+        help="system database: sqlite:///PATH or postgresql://... "
+        "(default: $POD_DATABASE_URL, else sqlite:///.pod/durable.sqlite)",
+    )
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+
+
+def add_durable_commands(add_parser: Callable[..., argparse.ArgumentParser]) -> None:
+    """Register ``worker``, ``submit``, ``approve`` and ``runs`` (``add_parser`` is the
+    ``pod`` parser's subcommand adder)."""
+    worker = add_parser(
+        "worker",
+        help="serve durable runs: recover this worker's runs, take queued ones",
+        description="Serve the durable runs of the agents in APP until stopped (SIGTERM, "
+        "Ctrl-C). A worker restarted under the same --executor-id recovers the runs it held.",
+    )
+    worker.add_argument(
+        "--app", required=True, metavar="MODULE:ATTR", help="a DurableAgent (or a list of them)"
+    )
+    worker.add_argument("--executor-id", help="this worker's name among workers (default local)")
+    worker.add_argument(
+        "--concurrency", type=int, help="runs of the queue in progress at once, all workers"
+    )
+    worker.add_argument("--worker-concurrency", type=int, help="runs this worker takes at once")
+    worker.add_argument(
+        "--sync",
+        choices=("full", "normal"),
+        default="full",
+        help="full (default) syncs every checkpoint to disk; normal survives a crashed "
+        "worker process but may lose the last checkpoints with the machine",
+    )
+    _database(worker)
+
+    submit = add_parser(
+        "submit",
+        help="queue a durable run for the workers",
+        description="Queue PROMPT as a durable run of AGENT; print its run id.",
+    )
+    submit.add_argument("prompt", help="what to ask")
+    submit.add_argument("--agent", required=True, help="the DurableAgent's name")
+    submit.add_argument("--run-id", help="the run id (default: a fresh one)")
+    submit.add_argument("--wait", action="store_true", help="wait for the run to end")
+    submit.add_argument("--json", action="store_true", help="print JSON")
+    _database(submit)
+
+    approve = add_parser(
+        "approve",
+        help="decide the pending tool calls of a paused durable run",
+        description="Send a decision to the paused run RUN_ID; whichever worker holds it "
+        "continues. With no decision: asks in a terminal, else the hooks are asked again.",
+    )
+    approve.add_argument("run_id", metavar="RUN_ID")
+    add_decision_arguments(approve)
+    approve.add_argument("--no-input", action="store_true", help="never ask in the terminal")
+    approve.add_argument("--json", action="store_true", help="print JSON")
+    _database(approve)
+
+    runs = add_parser(
+        "runs",
+        help="list durable runs, or show one (runs show RUN_ID)",
+        description="List durable runs: status, pending approvals, started, last step. "
+        "`pod runs show RUN_ID` prints the history a run recorded so far.",
+    )
+    runs.add_argument("show", nargs="?", choices=("show",), help=argparse.SUPPRESS)
+    runs.add_argument("run_id", nargs="?", metavar="RUN_ID", help=argparse.SUPPRESS)
+    runs.add_argument("--limit", type=int, default=50, help="newest N runs (default 50)")
+    runs.add_argument("--json", action="store_true", help="print JSON")
+    _database(runs)
+
+
+def durable_command(args: argparse.Namespace, console: Console, errors: Console) -> int | None:
+    """Run a durable command; ``None`` if ``args.command`` is not one."""
+    if args.command not in _COMMANDS:
+        return None
+
+    def fail(code: int, message: str, exc: BaseException | None = None) -> int:
+        if exc is not None and args.debug:
+            errors.print(escape("".join(traceback.format_exception(exc))), highlight=False)
+        first_line = message.strip().splitlines()[0] if message.strip() else "failed"
+        sys.stderr.write(f"error: {first_line}\n")  # one line, unwrapped (--debug: the rest)
+        return code
+
+    try:
+        from . import durable
+    except ImportError as exc:
+        hint = "durable runs need the dbos extra: pip install 'llm-pod[dbos]'"
+        return fail(EXIT_USAGE, f"{hint} ({exc})")
+    try:
+        if args.command == "worker":
+            return _worker(args, errors)
+        with durable.DurableRuns(args.database) as runs:
+            if args.command == "submit":
+                return _submit(args, runs, console)
+            if args.command == "approve":
+                return _approve(args, runs, console, errors)
+            return _runs(args, runs, console)
+    except (PodUsageError, LoadError) as exc:
+        return fail(EXIT_USAGE, str(exc), exc)
+    except Exception as exc:  # the database or DBOS failed: one line, traceback with --debug
+        return fail(EXIT_FAILED, f"{type(exc).__name__}: {exc}", exc)
+
+
+def _approve(args: argparse.Namespace, runs: DurableRuns, console: Console, errors: Console) -> int:
+    info = runs.get(args.run_id)
+    if info.paused is None:
+        raise PodUsageError(f"run {args.run_id} is not paused (it is {info.status})")
+    if decisions_given(args):
+        answer = decisions_from_arguments(args, info.paused)
+        if isinstance(answer, list):
+            for problem in answer:
+                sys.stderr.write(f"error: {problem}\n")
+            return EXIT_USAGE
+    elif not args.no_input and sys.stdin.isatty():
+        answer = ask_decisions(info.paused, decided_by=None, console=errors)
+    else:
+        answer = Answer()  # nobody to ask: the hooks are asked again
+    decision = run_decision(answer)
+    runs.approve(args.run_id, decision)
+    if args.json:
+        _print_json({"run_id": args.run_id, "sent": decision.model_dump(mode="json")})
+    else:
+        pending = ", ".join(c.call_id for c in info.paused.pending_calls) or "none"
+        console.print(f"sent to {args.run_id} (pending calls: {pending})", highlight=False)
+    return EXIT_OK
+
+
+def run_decision(answer: Answer) -> RunDecision:
+    """The message for a durable run of the decisions ``pod resume`` would apply."""
+    from .durable import RunDecision
+
+    if answer.end_run:
+        return RunDecision(abort=USER_ABORT_REASON)
+    approve: list[str] = []
+    skip: dict[str, str] = {}
+    abort: str | None = None
+    for call_id, decision in answer.decisions.items():
+        match decision:
+            case Continue():
+                approve.append(call_id)
+            case Skip(reason=reason):
+                skip[call_id] = reason
+            case Abort(reason=reason):
+                abort = reason
+            case _:
+                assert_never(decision)
+    if abort is not None:  # the run ends at the abort: the other calls are not run
+        return RunDecision(abort=abort)
+    return RunDecision(approve=tuple(approve), skip=skip)
+
+
+def _submit(args: argparse.Namespace, runs: DurableRuns, console: Console) -> int:
+    run_id = runs.submit(args.agent, args.prompt, run_id=args.run_id)
+    if not args.wait:
+        if args.json:
+            _print_json({"run_id": run_id})
+        else:
+            sys.stdout.write(run_id + "\n")
+        return EXIT_OK
+    outcome = runs.result(run_id)
+    if args.json:
+        _print_json({"run_id": run_id, "result": outcome.result.model_dump(mode="json")})
+    else:
+        console.print(f"{run_id}: {outcome.result.kind}", highlight=False)
+    return EXIT_OK if outcome.result.kind == "finished" else EXIT_FAILED
+
+
+def _runs(args: argparse.Namespace, runs: DurableRuns, console: Console) -> int:
+    if args.show is None:
+        if args.run_id is not None:
+            raise PodUsageError(f"unexpected {args.run_id!r}: did you mean `pod runs show RUN_ID`?")
+        listed = runs.list_runs(limit=args.limit)
+        if args.json:
+            _print_json([_info_json(info) for info in listed])
+        else:
+            console.print(_runs_table(listed))
+        return EXIT_OK
+    if args.run_id is None:
+        raise PodUsageError("pod runs show needs a RUN_ID")
+    info, shown = runs.show(args.run_id)
+    if args.json:
+        _print_json(
+            {"run": _info_json(info), "history": [item.model_dump(mode="json") for item in shown]}
+        )
+        return EXIT_OK
+    console.print(f"{info.run_id} ({info.agent}): {info.status}", highlight=False)
+    for item in shown:
+        console.print(f"  [dim]{escape(item.step)}[/] {escape(item.text)}", highlight=False)
+    if info.pending_calls:
+        console.print(f"pending calls: {', '.join(info.pending_calls)}", highlight=False)
+    return EXIT_OK
+
+
+def _info_json(info: RunInfo) -> object:
+    return info.model_dump(mode="json", exclude={"paused"}) | {
+        "paused": None if info.paused is None else info.paused.model_dump(mode="json")
+    }
+
+
+def _runs_table(listed: Sequence[RunInfo]) -> Table:
+    table = Table(title="durable runs")
+    for column in ("run", "agent", "status", "pending approvals", "started", "last step"):
+        table.add_column(column, overflow="fold")  # whole ids and names, never "…"
+    for info in listed:
+        table.add_row(
+            info.run_id,
+            info.agent,
+            info.status,
+            ", ".join(info.pending_calls),
+            "" if info.started is None else info.started.strftime("%Y-%m-%d %H:%M:%S"),
+            info.last_step or "",
+        )
+    return table
+
+
+def _print_json(document: object) -> None:
+    sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+
+
+def _worker(args: argparse.Namespace, errors: Console) -> int:
+    from .durable import DurableAgent, DurableSettings, database_url, launch, shutdown
+
+    loaded = _load_object(args.app)
+    candidates: list[object] = (
+        list(cast("Sequence[object]", loaded)) if isinstance(loaded, list | tuple) else [loaded]
+    )
+    agents = [a for a in candidates if isinstance(a, DurableAgent)]
+    if not agents or len(agents) != len(candidates):
+        raise LoadError(f"{args.app} is not a DurableAgent (or a list of them)")
+    settings = DurableSettings(
+        database=database_url(args.database),
+        sync=args.sync,
+        executor_id=args.executor_id,
+        concurrency=args.concurrency,
+        worker_concurrency=args.worker_concurrency,
+    )
+
+    async def serve() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stop.set)
+        await launch(settings)
+        names = ", ".join(a.name for a in agents)
+        errors.print(f"worker {args.executor_id or 'local'}: serving {names}", highlight=False)
+        try:
+            await stop.wait()
+        finally:
+            shutdown()
+
+    asyncio.run(serve())
+    return EXIT_OK

@@ -1,0 +1,160 @@
+"""``pod rules check``: validate a policy file on its own, before any run.
+
+It reads the file with the same loader as ``pod run --rules`` and checks its rules against
+the tools a run would have (the workspace tools plus ``--tools``), so every mistake that
+would refuse a run is reported here, with its file and line. Results on stdout, the problem on
+stderr; exit 0 when the file is sound, 2 when it is not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any, Final
+
+from rich.console import Console
+from rich.markup import escape
+
+from llm_worker import Tool, UsageError
+
+from . import events
+from ._claude_code import claude_name, claude_output_schema, claude_stdin_schema
+from ._claude_code_settings import load_claude_settings
+from ._cli_load import LoadError, load_tools  # the same --tools loader as pod run
+from ._errors import PodUsageError
+from ._hook_protocol import stdin_schema, stdout_schema
+from ._policy import load_policy
+from ._workspace_tools import workspace_tools
+
+__all__ = [
+    "add_command_schema_arguments",
+    "add_rules_parser",
+    "command_schema_of",
+    "rules_command",
+]
+
+EXIT_OK: Final = 0
+EXIT_USAGE: Final = 2
+
+
+def add_rules_parser(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],  # pyright: ignore[reportPrivateUsage]
+) -> None:
+    """Add ``pod rules check`` to the ``pod`` subcommands."""
+    rules = commands.add_parser(
+        "rules",
+        help="check a policy file (rules and command hooks) without running anything",
+        description="Check a policy file (TOML: [[rule]] and [[hook]] tables).",
+    )
+    actions = rules.add_subparsers(dest="rules_command", required=True, metavar="ACTION")
+    check = actions.add_parser(
+        "check",
+        help="validate FILE against the tools of a run",
+        description=(
+            "Validate FILE as `pod run --rules FILE` would: every table, every hook's cwd, "
+            "and every rule against the tools of the run (read_file and list_files, plus "
+            "--tools). Exit 0 if sound, 2 with the file, line and fix if not."
+        ),
+    )
+    check.add_argument("file", type=Path, nargs="?", help="the policy file")
+    check.add_argument(
+        "--claude-settings",
+        type=Path,
+        action="append",
+        default=[],
+        help="also check a Claude Code settings file's hooks section (repeatable)",
+    )
+    check.add_argument(
+        "--tools", action="append", default=[], help="more tools as module:attr or file.py:attr"
+    )
+    check.add_argument(
+        "--workdir", type=Path, default=Path(), help="the workspace of the run (default: .)"
+    )
+    check.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def rules_command(args: argparse.Namespace, console: Console, errors: Console) -> int:
+    """Carry out ``pod rules check``; return the exit code."""
+    if args.file is None and not args.claude_settings:
+        errors.print("[bold red]error:[/] give a policy FILE, --claude-settings PATH, or both")
+        return EXIT_USAGE
+    try:
+        tools: list[Tool] = [*workspace_tools(args.workdir), *load_tools(args.tools)]
+        policy = load_policy(args.file, workspace=args.workdir) if args.file else None
+        permissions = policy.permissions_or_refuse() if policy else None
+        if permissions is not None:
+            permissions.check_tools(tools)
+        hooks = [*(policy.hooks if policy else ())]
+        for settings in args.claude_settings:
+            hooks += load_claude_settings(settings, project_dir=args.workdir)
+    except (PodUsageError, UsageError, LoadError, OSError) as exc:
+        if args.json:
+            console.print_json(json.dumps({"ok": False, "error": str(exc)}))
+        errors.print(f"[bold red]error:[/] {escape(str(exc))}")
+        return EXIT_USAGE
+    names = sorted(tool.name for tool in tools)
+    rules = len(permissions.rules) if permissions else 0
+    default = permissions.default if permissions else None
+    checked = ", ".join(str(path) for path in [args.file, *args.claude_settings] if path)
+    if args.json:
+        summary = {
+            "ok": True,
+            "file": str(args.file) if args.file else None,
+            "claude_settings": [str(path) for path in args.claude_settings],
+            "rules": rules,
+            "default": default,
+            "hooks": [configured.source for configured in hooks],
+            "tools": names,
+        }
+        console.print_json(json.dumps(summary))
+    else:
+        policy_part = f"{rules} rules (default {default}), " if permissions else ""
+        console.print(
+            f"{checked}: ok: {policy_part}{len(hooks)} command hooks; "
+            f"checked against tools {', '.join(names)}",
+            markup=False,
+            highlight=False,
+        )
+    return EXIT_OK
+
+
+def add_command_schema_arguments(schema: argparse.ArgumentParser) -> None:
+    """Add ``--stdin`` / ``--stdout`` and ``--protocol`` to ``pod schema``."""
+    streams = schema.add_mutually_exclusive_group()
+    streams.add_argument(
+        "--stdin",
+        dest="stream",
+        action="store_const",
+        const="stdin",
+        help="what a command hook reads on stdin at EVENT (exactly)",
+    )
+    streams.add_argument(
+        "--stdout",
+        dest="stream",
+        action="store_const",
+        const="stdout",
+        help="what a command hook may print at EVENT (exactly what the run accepts)",
+    )
+    schema.add_argument(
+        "--protocol",
+        choices=("native", "claude-code"),
+        default="native",
+        help="the command hook protocol of --stdin/--stdout (default: native)",
+    )
+
+
+def command_schema_of(args: argparse.Namespace) -> dict[str, Any]:
+    """The schema ``pod schema EVENT --stdin|--stdout`` prints.
+
+    Raises:
+        KeyError: no EVENT was given, or it is unknown, or Claude Code has no such event.
+    """
+    if args.event is None:
+        raise KeyError(f"--{args.stream} describes one event: name it (e.g. pre_tool_call)")
+    event = events.by_name(args.event)
+    if args.protocol == "native":
+        return stdin_schema(event) if args.stream == "stdin" else stdout_schema(event)
+    if claude_name(event) is None:
+        raise KeyError(f"Claude Code has no hook event for {event.name}")
+    return claude_stdin_schema(event) if args.stream == "stdin" else claude_output_schema()

@@ -1,0 +1,307 @@
+"""What a durable run records: the model, tools, summaries and hooks, each call a step.
+
+Wrapped around a Pod's client, tools, summariser and hook port, each call runs as a step of
+the durable run: its outcome is checkpointed before the run goes on, and a replay (recovery
+after a crash) returns the recorded outcome instead of calling again. Steps go to the step
+journal (``_journal``, the default) or, with ``checkpoints="dbos"``, are DBOS steps.
+
+Outcomes cross the checkpoint pickled, and not every exception survives pickling
+(``HookFailedError`` takes keyword arguments, a
+tool's own exception may hold anything). So a step catches the failures the Worker handles
+and returns them as a small record; the wrapper raises the equivalent error outside the step,
+which gives the Worker the same message live and on replay.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, Final, TypeVar, cast, final
+
+from dbos import DBOS
+from pydantic import BaseModel, JsonValue
+
+from llm_worker import (
+    HookFailedError,
+    HookPoint,
+    HookPort,
+    Item,
+    LlmClient,
+    LlmRequest,
+    LlmResponse,
+    SelectiveHookPort,
+    Tool,
+    ToolArgumentsError,
+)
+
+from .._errors import PodError
+from .._summariser import Summariser, SummaryText
+from ._journal import Journal, dumps, loads
+
+__all__ = [
+    "RunSteps",
+    "StepClient",
+    "StepHookPort",
+    "StepMismatchError",
+    "StepSummariser",
+    "StepTool",
+    "run_steps",
+    "step_names",
+]
+
+T = TypeVar("T")
+InputT = TypeVar("InputT", bound=BaseModel)
+DecisionT = TypeVar("DecisionT")
+_log = logging.getLogger("pod.durable")
+
+
+class StepMismatchError(PodError):
+    """A recovered run asked for a step other than the one recorded at its place: the
+    agent's code or configuration changed since the run started. The run fails."""
+
+    def __init__(self, run_id: str, seq: int, *, expected: str, recorded: str) -> None:
+        self.run_id = run_id
+        self.seq = seq
+        self.expected = expected
+        self.recorded = recorded
+        super().__init__(
+            f"run {run_id}: step {seq} is {expected!r} now but was recorded as {recorded!r}"
+            " (did the agent change?)"
+        )
+
+    def __reduce__(self) -> tuple[object, tuple[str, int, str, str]]:
+        # DBOS pickles the error that ends a workflow; keyword arguments need this.
+        return _mismatch, (self.run_id, self.seq, self.expected, self.recorded)
+
+
+def _mismatch(run_id: str, seq: int, expected: str, recorded: str) -> StepMismatchError:
+    return StepMismatchError(run_id, seq, expected=expected, recorded=recorded)
+
+
+MODEL_STEP: Final = "pod.model"
+SUMMARY_STEP: Final = "pod.summary"
+TOOL_STEP_PREFIX: Final = "pod.tool:"
+HOOK_STEP_PREFIX: Final = "pod.hook:"
+
+
+def step_names() -> tuple[str, str, str, str]:
+    """The step names (model, summary, tool prefix, hook prefix), for readers of records."""
+    return MODEL_STEP, SUMMARY_STEP, TOOL_STEP_PREFIX, HOOK_STEP_PREFIX
+
+
+@final
+class RunSteps:
+    """The steps of one durable run as it runs: the journal read once, the next number.
+
+    A step's number is taken when it starts, before any ``await``: the Worker starts the
+    calls of a batch in call order, so concurrent steps get the same numbers on replay.
+    """
+
+    def __init__(self, journal: Journal, run_id: str) -> None:
+        self._journal = journal
+        self._run_id = run_id
+        self._recorded = journal.load(run_id)
+        self._next = 0
+        self._deferred: list[tuple[int, str, bytes]] = []
+
+    @property
+    def replaying(self) -> bool:
+        """Whether recorded steps are still ahead."""
+        return bool(self._recorded)
+
+    async def step(
+        self, name: str, call: Callable[[], Coroutine[Any, Any, T]], *, deferred: bool = False
+    ) -> T:
+        """Return the recorded outcome of this step, or run ``call`` and record it.
+
+        A ``deferred`` outcome (a hook decision) is written with the next step's, in the same
+        commit, or by ``flush``: a decision costs no commit of its own. A crash before that
+        commit loses it with the step it led to, and both are made again.
+        """
+        seq = self._next
+        self._next += 1
+        recorded = self._recorded.pop(seq, None)
+        if recorded is not None:
+            recorded_name, data = recorded
+            if recorded_name != name:
+                raise StepMismatchError(self._run_id, seq, expected=name, recorded=recorded_name)
+            kind, value = cast("tuple[str, Any]", loads(data))
+            if kind == "raised":
+                raise value
+            result: T = value
+            return result
+        try:
+            output = await call()
+        except Exception as exc:
+            self._record(seq, name, ("raised", exc), deferred=deferred)
+            raise
+        self._record(seq, name, ("returned", output), deferred=deferred)
+        return output
+
+    def flush(self) -> None:
+        """Write the deferred outcomes (before the run pauses or ends)."""
+        if self._deferred:
+            rows, self._deferred = self._deferred, []
+            self._journal.record(self._run_id, rows)
+
+    def _record(self, seq: int, name: str, outcome: tuple[str, object], *, deferred: bool) -> None:
+        try:
+            data = dumps(outcome)
+        except Exception:  # an exception that does not pickle: the step will run again
+            _log.warning(
+                "run %s: step %d (%s) not recorded: its outcome does not pickle",
+                self._run_id,
+                seq,
+                name,
+            )
+            return
+        self._deferred.append((seq, name, data))
+        if not deferred:
+            self.flush()
+
+
+_RUN_STEPS: Final[ContextVar[RunSteps | None]] = ContextVar("pod_durable_run_steps", default=None)
+
+
+def run_steps() -> ContextVar[RunSteps | None]:
+    """The variable holding the journal of the run in progress (set by the workflow)."""
+    return _RUN_STEPS
+
+
+async def _step(
+    name: str, call: Callable[[], Coroutine[Any, Any, T]], *, deferred: bool = False
+) -> T:
+    """Run ``call`` as the next step of the run: through its journal, else as a DBOS step
+    (``checkpoints="dbos"``). No retries: a failure is recorded like an output.
+
+    ``call`` is an ``async def``: DBOS runs anything else in a thread.
+    """
+    steps = _RUN_STEPS.get()
+    if steps is not None:
+        return await steps.step(name, call, deferred=deferred)
+    return await DBOS.run_step_async({"name": name}, call)
+
+
+@final
+class StepClient:
+    """An ``LlmClient`` whose every request is a step: the reply is recorded, never the
+    request (so a step writes only what is new, whatever the history's length)."""
+
+    def __init__(self, client: LlmClient) -> None:
+        self._client = client
+
+    async def complete(self, request: LlmRequest) -> LlmResponse:
+        """Ask the model once per run: a replay returns the recorded reply (or error)."""
+
+        async def request_once() -> LlmResponse:
+            return await self._client.complete(request)
+
+        return await _step(MODEL_STEP, request_once)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _ToolFailure:
+    """A tool's exception as a record: its class name and message (what the model sees)."""
+
+    type_name: str
+    message: str
+
+
+@final
+class StepTool:
+    """A ``Tool`` whose every call is a step; name, description and schema are the tool's."""
+
+    def __init__(self, tool: Tool) -> None:
+        self._tool = tool
+        self._step_name = TOOL_STEP_PREFIX + tool.name
+
+    @property
+    def name(self) -> str:
+        return self._tool.name
+
+    @property
+    def description(self) -> str:
+        return self._tool.description
+
+    @property
+    def parameters(self) -> Mapping[str, JsonValue]:
+        return self._tool.parameters
+
+    async def call(self, arguments: dict[str, JsonValue]) -> str:
+        """Run the tool once per run; a replay returns the recorded text or failure."""
+
+        async def call_once() -> str | _ToolFailure:
+            return await self._recorded_call(arguments)
+
+        outcome = await _step(self._step_name, call_once)
+        if isinstance(outcome, _ToolFailure):
+            raise _standin(outcome)
+        return outcome
+
+    async def _recorded_call(self, arguments: dict[str, JsonValue]) -> str | _ToolFailure:
+        try:
+            return await self._tool.call(arguments)
+        except ToolArgumentsError:
+            raise  # picklable, and the Worker words it differently
+        except Exception as exc:  # recorded as the Worker will word it
+            return _ToolFailure(type(exc).__name__, str(exc))
+
+
+def _standin(failure: _ToolFailure) -> Exception:
+    """An exception whose class name and message are the recorded ones: the Worker reports
+    ``{type name}: {message}``, so the model reads the same text live and on replay."""
+    standin: type[Exception] = type(failure.type_name, (Exception,), {"__module__": __name__})
+    return standin(failure.message)
+
+
+@final
+class StepSummariser:
+    """A ``Summariser`` whose every summary is a step."""
+
+    def __init__(self, summariser: Summariser) -> None:
+        self._summariser = summariser
+
+    async def summarise(self, items: Sequence[Item], /) -> SummaryText:
+        """Summarise once per run: a replay returns the recorded summary (or failure)."""
+
+        async def summarise_once() -> SummaryText:
+            return await self._summariser.summarise(items)
+
+        return await _step(SUMMARY_STEP, summarise_once)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class _HookFailure:
+    event: str
+    hook: str
+    problem: str
+
+
+@final
+class StepHookPort:
+    """A hook port whose every question is a step: the decision is recorded, so a replay
+    takes the same path even if a hook is not deterministic, and a command hook is not run
+    again. Points without hooks stay free (``listens_to`` is the wrapped port's)."""
+
+    def __init__(self, port: HookPort) -> None:
+        self._port = port
+        self._selective = port if isinstance(port, SelectiveHookPort) else None
+
+    def listens_to(self, point: HookPoint[Any, Any], /) -> bool:
+        return self._selective is None or self._selective.listens_to(point)
+
+    async def ask(self, point: HookPoint[InputT, DecisionT], info: InputT, /) -> DecisionT:
+        async def recorded() -> DecisionT | _HookFailure:
+            try:
+                return await self._port.ask(point, info)
+            except HookFailedError as exc:
+                return _HookFailure(exc.event, exc.hook, exc.problem)
+
+        outcome = await _step(HOOK_STEP_PREFIX + point.name, recorded, deferred=True)
+        if isinstance(outcome, _HookFailure):
+            raise HookFailedError(event=outcome.event, hook=outcome.hook, problem=outcome.problem)
+        return outcome

@@ -1,0 +1,122 @@
+"""What a durable run records as steps, in this process: model requests, tool calls, hook
+decisions and compaction summaries, in the order they happen."""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from llm_worker import (
+    Finished,
+    Item,
+    LlmRequest,
+    ScriptedCall,
+    ScriptedClient,
+    ScriptedReply,
+    Summary,
+    ToolResult,
+    tool,
+)
+from llm_worker.testing import assert_well_formed
+from pod import Continue, HookRegistry, PodSettings, SummaryText, ToolCallSummary, events
+from pod.durable import (
+    DurableAgent,
+    DurableRuns,
+    DurableSettings,
+    StepMismatchError,
+    launch,
+    shutdown,
+)
+
+
+@tool
+def lookup(key: str) -> str:
+    """Look a key up."""
+    return f"{key}: " + "x" * 400  # long results: compaction is soon due
+
+
+class _Summariser:
+    async def summarise(self, items: Sequence[Item], /) -> SummaryText:
+        return SummaryText(text=f"{len(items)} items: lookups")
+
+
+def _model(request: LlmRequest) -> ScriptedReply:
+    done = sum(isinstance(i, ToolResult) for i in request.items)
+    if any(isinstance(i, Summary) for i in request.items) and done >= 2:
+        return ScriptedReply(text="done")
+    call = ScriptedCall(name="lookup", arguments={"key": f"k{done}"}, call_id=f"c{done}")
+    return ScriptedReply(calls=(call,))
+
+
+def _allow(call: ToolCallSummary) -> Continue:
+    del call
+    return Continue()
+
+
+hooks = HookRegistry()
+hooks.on(events.PRE_TOOL_CALL, _allow)
+compacting = DurableAgent(
+    "compacting",
+    ScriptedClient(then=_model, record=False),
+    tools=[lookup],
+    hooks=hooks,
+    summariser=_Summariser(),
+    settings=PodSettings(compaction_threshold_tokens=300, compaction_keep_recent=2),
+)
+
+
+@pytest.fixture
+async def database(tmp_path: Path) -> AsyncIterator[str]:
+    url = f"sqlite:///{tmp_path / 'durable.sqlite'}"
+    await launch(DurableSettings(database=url))
+    yield url
+    shutdown()
+
+
+async def test_every_call_is_a_step_in_order(database: str) -> None:
+    outcome = await compacting.run("look up some keys", run_id="run-steps")
+
+    assert isinstance(outcome.result, Finished)
+    assert_well_formed(outcome.history)
+    with DurableRuns(database) as runs:
+        info, shown = runs.show("run-steps")
+    assert shown[0].text.startswith("summary: ")  # the final history, compacted
+    assert info.status == "finished"
+    assert info.last_step == "pod.model"
+    steps = runs_steps(database, "run-steps")
+    assert steps[:3] == ["pod.model", "pod.hook:pre_tool_call", "pod.tool:lookup"]
+    assert "pod.summary" in steps  # compaction's summary is a step too
+    tool_steps = steps.count("pod.tool:lookup")
+    assert tool_steps == steps.count("pod.hook:pre_tool_call") >= 2  # one decision per call
+
+
+def runs_steps(database: str, run_id: str) -> list[str]:
+    from pod.durable._journal import open_journal, steps_of
+
+    journal = open_journal(database)
+    try:
+        return [name for name, _, _ in steps_of(journal, run_id)]
+    finally:
+        journal.close()
+
+
+async def test_a_replay_that_meets_another_step_fails_the_run(database: str) -> None:
+    from pod.durable._journal import dumps, open_journal
+
+    journal = open_journal(database)  # as if the agent had called another tool first
+    journal.record("run-changed", [(0, "pod.tool:retired", dumps(("returned", "old")))])
+    journal.close()
+
+    with pytest.raises(StepMismatchError) as caught:
+        await compacting.run("look up some keys", run_id="run-changed")
+
+    assert str(caught.value) == (
+        "run run-changed: step 0 is 'pod.model' now but was recorded as 'pod.tool:retired'"
+        " (did the agent change?)"
+    )
+    with DurableRuns(database) as runs:
+        assert runs.get("run-changed").status == "failed"
+    assert pickle.loads(pickle.dumps(caught.value)).args == caught.value.args
