@@ -261,8 +261,8 @@ HIDDEN_OVERRIDE: Final = (
 )
 UNVERIFIABLE_CODE: Final = (
     'cannot verify "{name}" of module "{module}": hook code may run only code of its own '
-    "module, the standard library and installed packages (move it into this module, or list "
-    "the module in pod_mypy's trusted_modules)"
+    "module, the standard library and installed packages (move it into this module, make it a "
+    "data class without methods, or ship it as an installed package)"
 )
 UNCHECKED_MODULE: Final = (
     "cannot verify hook code in a module whose errors are all ignored (# mypy: ignore-errors, "
