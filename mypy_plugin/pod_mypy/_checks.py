@@ -11,9 +11,8 @@ from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Final, final
 
-from mypy.nodes import Expression, MypyFile, TypeInfo
+from mypy.nodes import MypyFile, TypeInfo
 from mypy.plugin import FunctionContext, MethodContext
-from mypy.server.subexpr import get_subexpressions
 from mypy.types import Type
 
 from ._consts import (
@@ -30,6 +29,7 @@ from ._hooks import Collector
 from ._origin import is_library
 from ._reach import Reach
 from ._report import record_finding
+from ._scan import ModuleExpressions
 
 __all__ = ["FUNCTION_HOOKS", "METHOD_HOOKS", "Checks"]
 
@@ -75,7 +75,7 @@ class Checks:
         if hooks is None and not scan:
             return set()
         # One traversal of the module serves both checks.
-        expressions = get_subexpressions(file)
+        expressions = ModuleExpressions(file)
         if scan:
             self._report_open_registrations(file, expressions)
         if hooks is None:
@@ -84,7 +84,7 @@ class Checks:
             file.fullname
         }
 
-    def _report_open_registrations(self, file: MypyFile, expressions: list[Expression]) -> None:
+    def _report_open_registrations(self, file: MypyFile, expressions: ModuleExpressions) -> None:
         found = open_registration.open_registrations(file, expressions)
         checker = self._collector.any_checker
         if not found or checker is None:

@@ -24,7 +24,6 @@ from mypy.checker import TypeChecker
 from mypy.nodes import (
     GDEF,
     AssertStmt,
-    AssignmentExpr,
     AssignmentStmt,
     Block,
     CallExpr,
@@ -68,6 +67,7 @@ from mypy.types import Instance, Type, get_proper_type
 from ._consts import MODULE_HAZARD, PROCESS_WIDE_LISTS
 from ._defs import class_of, function_of
 from ._origin import is_library
+from ._scan import ModuleExpressions
 
 __all__ = ["Derivation", "Provenance", "root_binding"]
 
@@ -148,7 +148,7 @@ class Provenance:
     def __init__(
         self,
         checker: TypeChecker,
-        expressions: list[Expression],
+        expressions: ModuleExpressions,
         reaches: Callable[[Type], bool],
         immutable: Callable[[Type], bool],
     ) -> None:
@@ -178,7 +178,7 @@ class Provenance:
         self._source_cache: list[str] | None = None
         self._top_lines = {statement.line for statement in checker.tree.defs}
         self._walk(checker.tree.defs)
-        self._calls_pending: list[Expression] | None = expressions
+        self._calls_pending: ModuleExpressions | None = expressions
         """Calls that may store into a binding: read on the first question about flows."""
 
     def _complete(self) -> None:
@@ -299,6 +299,19 @@ class Provenance:
         if typ is not None and not isinstance(typ, Instance) and class_of(typ) is not None:
             self.patched[id(target)] = f'assigning attribute "{target.name}" of a class'
 
+    def _attach_all(self, receiver: Expression, values: list[Expression]) -> None:
+        """:meth:`_attach` each of ``values``, when ``receiver`` can take them at all."""
+        root = receiver
+        while isinstance(root, CallExpr | MemberExpr):
+            root = root.callee if isinstance(root, CallExpr) else root.expr
+        if (
+            values
+            and isinstance(root, NameExpr)
+            and isinstance(root.node, Var | Decorator | FuncDef | OverloadedFuncDef)
+        ):
+            for value in values:
+                self._attach(receiver, value)
+
     def _attach(
         self, receiver: Expression, value: Expression, seen: set[Var] | None = None
     ) -> None:
@@ -401,18 +414,17 @@ class Provenance:
             self.classes.append(node.info)
             pending.append(node.defs)
 
-    def _expressions(self, expressions: Iterable[Expression]) -> None:
+    def _expressions(self, expressions: ModuleExpressions) -> None:
         """Walrus targets, and calls that may store their arguments."""
-        for expr in expressions:
-            if isinstance(expr, AssignmentExpr):
-                self._add(expr.target, expr.value)
-            elif isinstance(expr, CallExpr) and isinstance(expr.callee, MemberExpr):
-                self._call(expr, expr.callee)
-                for argument in expr.args:
-                    self._attach(expr.callee, argument)
-            elif isinstance(expr, CallExpr) and isinstance(expr.callee, CallExpr | NameExpr):
-                for argument in expr.args:
-                    self._attach(expr.callee, argument)
+        for walrus in expressions.walruses:
+            self._add(walrus.target, walrus.value)
+        for call in expressions.calls:
+            callee = call.callee
+            if isinstance(callee, MemberExpr):
+                self._call(call, callee)
+                self._attach_all(callee, call.args)
+            elif isinstance(callee, CallExpr | NameExpr):
+                self._attach_all(callee, call.args)
 
     def _call(self, call: CallExpr, callee: MemberExpr) -> None:
         receiver = get_proper_type(self._checker.lookup_type_or_none(callee.expr))

@@ -15,7 +15,7 @@ import cycle), so they cannot name a privileged type. Their type arguments still
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Final, NamedTuple, final
 
 from mypy.nodes import Decorator, FuncDef, OverloadedFuncDef, TypeInfo, Var
@@ -89,6 +89,8 @@ class Reach:
         self._by_type: dict[int, tuple[Type, Path | None]] = {}
         self._plain: dict[str, tuple[Path | None, frozenset[str]]] = {}
         """Answers for instances of classes without type arguments, for the whole build."""
+        self._aliases: dict[str, tuple[Path | None, frozenset[str]]] = {}
+        """Answers for type aliases without type arguments, for the whole build."""
         self.touched: set[str] = set()
         """Modules whose classes the answers since :meth:`start_module` depended on."""
 
@@ -103,7 +105,31 @@ class Reach:
         known = self._by_type.get(id(typ))
         if known is not None and known[0] is typ:
             return known[1]
+        if isinstance(typ, TypeAliasType) and typ.alias is not None and not typ.args:
+            alias = typ.alias.fullname
+            hit = self._aliases.get(alias)
+            if hit is None:
+                found, modules = self._query(typ)
+                hit = self._aliases[alias] = (found, frozenset(modules))
+            self.touched |= hit[1]
+            return hit[0]
         proper = get_proper_type(typ)
+        if proper is typ and isinstance(proper, CallableType | Overloaded | UnionType):
+            # Composites of a module are mostly new objects around the same few members
+            # (a function's result, a union's items): answer from the members' answers.
+            found = _indirect(self._first_path(_members(proper)))
+            self._by_type[id(typ)] = (typ, found)
+            return found
+        if (
+            proper is typ
+            and isinstance(proper, Instance)
+            and proper.args
+            and not self._is_privileged(proper.type)
+        ):
+            # As ``_instance``: the type arguments, then the class (answered once a build).
+            found = _indirect(self._first_path(proper.args)) or self._class_path(proper.type)
+            self._by_type[id(typ)] = (typ, found)
+            return found
         plain = proper.type.fullname if isinstance(proper, Instance) and not proper.args else None
         if plain is not None:
             hit = self._plain.get(plain)
@@ -115,6 +141,23 @@ class Reach:
         if plain is not None:
             self._plain[plain] = (found, frozenset(modules))
         return found
+
+    def _class_path(self, info: TypeInfo) -> Path | None:
+        """How an instance of ``info`` (not privileged itself) reaches a privileged class
+        through its members and bases, whatever its type arguments."""
+        hit = self._plain.get(info.fullname)
+        if hit is None:
+            found, modules = self._query(Instance(info, []))
+            hit = self._plain[info.fullname] = (found, frozenset(modules))
+        self.touched |= hit[1]
+        return hit[0]
+
+    def _first_path(self, types: Iterable[Type]) -> Path | None:
+        for item in types:
+            found = self.path(item)
+            if found is not None:
+                return found
+        return None
 
     def _query(self, typ: Type) -> tuple[Path | None, set[str]]:
         self._module_stack.append(set())
@@ -230,6 +273,15 @@ class Reach:
             if found is not None:
                 return Path(found.target, (step, *found.via), direct=False)
         return None
+
+
+def _members(typ: CallableType | Overloaded | UnionType) -> list[Type]:
+    """The types a composite's reach is decided by (as in ``Reach._composite``)."""
+    if isinstance(typ, CallableType):
+        return [typ.ret_type]
+    if isinstance(typ, Overloaded):
+        return [item.ret_type for item in typ.items]
+    return list(typ.items)
 
 
 def _indirect(found: Path | None) -> Path | None:

@@ -31,6 +31,7 @@ from mypy.nodes import (
     VAR_NO_INFO,
     BytesExpr,
     CallExpr,
+    CastExpr,
     ComplexExpr,
     Context,
     Decorator,
@@ -66,6 +67,7 @@ from mypy.types import (
 from .._consts import (
     ATTRIBUTE,
     ESCAPE,
+    ESCAPE_ATTRIBUTES,
     HAZARDS,
     HELPER_REACHES,
     HIDDEN_OVERRIDE,
@@ -99,8 +101,9 @@ from .._origin import HOST_PACKAGES, hook_may_use, is_library, is_stdlib
 from .._provenance import Provenance
 from .._reach import Reach
 from .._report import HookEntry, Status, active, fail, record_hook
+from .._scan import ModuleExpressions
 from .escapes import HARMLESS_ANY as _HARMLESS_ANY
-from .escapes import escape
+from .escapes import escape, escaping_class
 from .immutability import is_deeply_immutable
 
 __all__ = ["ProjectSubclasses", "check_module", "missing_library_names"]
@@ -113,7 +116,8 @@ _SETUP_METHODS: Final = frozenset(
     {"__init__", "__new__", "__post_init__", "__init_subclass__", "__set_name__"}
 )
 """Methods of a hook class that run before it is registered: setup code."""
-_LITERALS = (StrExpr, BytesExpr, IntExpr, FloatExpr, ComplexExpr, EllipsisExpr)
+_LITERALS: Final = frozenset({StrExpr, BytesExpr, IntExpr, FloatExpr, ComplexExpr, EllipsisExpr})
+_MODULE_TYPE: Final = "types.ModuleType"
 
 
 @final
@@ -144,7 +148,7 @@ def check_module(
     hooks: ModuleHooks,
     reach: Reach,
     subclasses: ProjectSubclasses,
-    expressions: list[Expression],
+    expressions: ModuleExpressions,
 ) -> set[str]:
     """Report problems in the hook code of one checked module.
 
@@ -203,7 +207,7 @@ class _Walker:
         reach: Reach,
         subclasses: ProjectSubclasses,
         sites: Iterable[HookSite],
-        expressions: list[Expression],
+        expressions: ModuleExpressions,
     ) -> None:
         self._checker = checker
         self._reach = reach
@@ -212,6 +216,7 @@ class _Walker:
         self._classes: dict[str, _Finding | None] = {}
         self._closed_memo: dict[str, bool] = {}
         self._sealed_memo: dict[str, bool] = {}
+        self._quiet_classes: dict[TypeInfo, bool] = {}
         self._subclasses = subclasses
         self._subclasses_fresh = False
         self._site_classes = {
@@ -359,7 +364,7 @@ class _Walker:
     # -- one expression -------------------------------------------------------------------
 
     def _finding(self, expr: Expression, hook_span: tuple[int, int]) -> _Finding | None:
-        if isinstance(expr, _LITERALS):
+        if type(expr) in _LITERALS:
             return None
         patched = self.provenance.patched.get(id(expr))
         if patched is not None:
@@ -367,6 +372,13 @@ class _Walker:
         if isinstance(expr, NameExpr) and expr.is_inferred_def:
             return None  # ``x = value``: x has the type of value, which is checked itself
         typ = self._type(expr)
+        if (
+            type(typ) is Instance
+            and not typ.args
+            and self._quiet(typ)
+            and self._runs_library_code_only(expr, hook_span)
+        ):
+            return None  # the common case, decided without the checks below
         if _is_local(expr, hook_span):
             # The hook's own variable: what flows into it is checked where it flows in;
             # only a declared type (``kept: Worker | None = None``) is new here.
@@ -390,6 +402,35 @@ class _Walker:
         if typ is not None:
             return self._instance_code(typ, expr.line)
         return None
+
+    def _quiet(self, typ: Instance) -> bool:
+        """A value of a library class without type arguments that reaches no privileged
+        class and is no escape hatch: every check below passes it (memoised per class)."""
+        info = typ.type
+        quiet = self._quiet_classes.get(info)
+        if quiet is None:
+            quiet = (
+                is_library(info.module_name, self._checker.modules)
+                and info.fullname != _MODULE_TYPE
+                and escaping_class(info) is None
+                and self._reach.path(typ) is None
+            )
+            self._quiet_classes[info] = quiet
+        return quiet
+
+    def _runs_library_code_only(self, expr: Expression, hook_span: tuple[int, int]) -> bool:
+        """For an expression of a quiet type: whether it is not a cast and not a reference
+        the checks below judge by what it names (a binding, a function, a class, a name of
+        the standard library). The hook's own variables and attributes of library objects
+        are not."""
+        if isinstance(expr, NameExpr):
+            return _is_local(expr, hook_span)
+        if isinstance(expr, MemberExpr):
+            if expr.node is not None or expr.fullname or expr.name in ESCAPE_ATTRIBUTES:
+                return False
+            owner = class_of(self._checker.lookup_type_or_none(expr.expr))
+            return owner is None or is_library(owner.module_name, self._checker.modules)
+        return not isinstance(expr, CastExpr)
 
     def _unlisted_stdlib(self, expr: Expression) -> str | None:
         if not isinstance(expr, RefExpr) or not expr.fullname:
@@ -722,9 +763,10 @@ class _Walker:
                     continue
                 var = symbol.node
                 line = var.line if var.line > 0 else base.defn.line
-                shown = format_type(var.type, self._checker.options) if var.type else ""
-                subject = ATTRIBUTE.format(name=name, type=shown)
-                text = self._reaches(var.type, subject) if var.type is not None else None
+                text = None
+                if var.type is not None and self._reach.path(var.type) is not None:
+                    shown = format_type(var.type, self._checker.options)
+                    text = self._reaches(var.type, ATTRIBUTE.format(name=name, type=shown))
                 if text is None:
                     derived = self.provenance.derivation(var)
                     if derived is not None:
@@ -763,12 +805,12 @@ def _entry(checker: TypeChecker, site: HookSite, status: Status, why: str) -> Ho
     return HookEntry(checker.path, site.first_line, event, site.name, status, why)
 
 
-def _process_wide(expressions: list[Expression], checker: TypeChecker) -> list[tuple[int, str]]:
+def _process_wide(expressions: ModuleExpressions, checker: TypeChecker) -> list[tuple[int, str]]:
     """Calls that install a process-wide callback or hook (``atexit.register``, a logging
     handler, an import finder...): they would run code the plugin never sees as hook code."""
     found: list[tuple[int, str]] = []
-    for expr in expressions:
-        if not isinstance(expr, CallExpr) or not isinstance(expr.callee, RefExpr):
+    for expr in expressions.calls:
+        if not isinstance(expr.callee, RefExpr):
             continue
         callee = expr.callee
         if callee.fullname in PROCESS_WIDE_CALLS:
@@ -795,7 +837,7 @@ def _builds_hook(value: Expression) -> bool:
 def _module_value(expr: Expression, typ: Type | None) -> str | None:
     """A module held in a value (``m = sys``): its attributes are ``Any`` to mypy."""
     proper = get_proper_type(typ)
-    if not isinstance(proper, Instance) or proper.type.fullname != "types.ModuleType":
+    if not isinstance(proper, Instance) or proper.type.fullname != _MODULE_TYPE:
         return None
     if isinstance(expr, RefExpr) and isinstance(expr.node, MypyFile):
         return None
@@ -864,18 +906,30 @@ class ProjectSubclasses:
     A tree a daemon re-parses is not read again (dmypy is not supported: docs/plugin.md)."""
 
     def __init__(self) -> None:
+        self._known = 0
+        """How many modules the build had when :attr:`_unread` was last computed."""
         self._read: set[str] = set()
+        self._unread: list[str] = []
+        """Project modules not analysed yet when last asked (library modules are never
+        read: they cannot subclass a project class)."""
         self._by_base: dict[str, list[TypeInfo]] = {}
 
     def refresh(self, modules: dict[str, MypyFile]) -> None:
-        for name in modules.keys() - self._read:
-            tree = modules[name]
-            if not tree.names and not is_library(name, modules):
-                continue  # not analysed yet: read once it is
+        if len(modules) != self._known:
+            # The build's module list is fixed before checking starts: this runs once.
+            self._known = len(modules)
+            new = modules.keys() - self._read
+            self._read.update(name for name in new if is_library(name, modules))
+            self._unread = [name for name in new if name not in self._read]
+        if not self._unread:
+            return
+        analysed = [name for name in self._unread if modules[name].names]
+        if not analysed:
+            return
+        self._unread = [name for name in self._unread if not modules[name].names]
+        for name in analysed:
             self._read.add(name)
-            if is_library(name, modules):
-                continue
-            for symbol in tree.names.values():
+            for symbol in modules[name].names.values():
                 info = symbol.node
                 if isinstance(info, TypeInfo) and info.module_name == name:
                     for base in info.mro[1:]:

@@ -12,12 +12,12 @@ import re
 import string
 from typing import Final
 
-from mypy.nodes import CastExpr, Expression, MemberExpr, RefExpr, StrExpr
+from mypy.nodes import CastExpr, Expression, MemberExpr, RefExpr, StrExpr, TypeInfo
 from mypy.types import CallableType, Instance, Type, TypeOfAny, UnionType, get_proper_type
 
 from .._consts import ESCAPE_ATTRIBUTES, ESCAPE_CALLABLES, ESCAPE_MODULES, ESCAPE_TYPES
 
-__all__ = ["HARMLESS_ANY", "escape"]
+__all__ = ["HARMLESS_ANY", "escape", "escaping_class"]
 
 HARMLESS_ANY: Final = frozenset(
     {
@@ -44,11 +44,20 @@ def escape(expr: Expression, typ: Type | None) -> str | None:
     members = proper.items if isinstance(proper, UnionType) else [proper]
     for item in members:
         member = get_proper_type(item)
-        if isinstance(member, Instance) and member.type.fullname in ESCAPE_TYPES:
-            return f'expression of type "{member.type.name}"'
-        if isinstance(member, Instance) and member.type.has_base(_FORMATTER):
-            # Formatter.get_field follows attribute fields of any format string.
-            return f'expression of type "{member.type.name}" (a string.Formatter)'
+        if isinstance(member, Instance):
+            found = escaping_class(member.type)
+            if found is not None:
+                return found
+    return None
+
+
+def escaping_class(info: TypeInfo) -> str | None:
+    """Describe why a value of class ``info`` is an escape hatch itself, or return ``None``."""
+    if info.fullname in ESCAPE_TYPES:
+        return f'expression of type "{info.name}"'
+    if info.has_base(_FORMATTER):
+        # Formatter.get_field follows attribute fields of any format string.
+        return f'expression of type "{info.name}" (a string.Formatter)'
     return None
 
 

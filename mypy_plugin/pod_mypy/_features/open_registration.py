@@ -14,14 +14,13 @@ type map), so it also runs for modules that register nothing.
 
 from __future__ import annotations
 
-from typing import Final, cast
+from typing import Final
 
 from mypy.expandtype import expand_type_by_instance
 from mypy.nodes import (
     ARG_POS,
     AssignmentStmt,
     CallExpr,
-    CastExpr,
     Expression,
     Import,
     ImportAll,
@@ -36,6 +35,7 @@ from mypy.types import AnyType, CallableType, Instance, Type, get_proper_type
 
 from .._consts import REGISTRY_CLASS
 from .._defs import function_of
+from .._scan import ModuleExpressions
 
 __all__ = ["imports_pod", "open_registrations"]
 
@@ -102,25 +102,26 @@ def _stored_type(expr: Expression) -> Type | None:
     return expand_type_by_instance(symbol.node.type, owner)
 
 
-def open_registrations(file: MypyFile, expressions: list[Expression]) -> list[tuple[int, int, str]]:
+def open_registrations(
+    file: MypyFile, expressions: ModuleExpressions
+) -> list[tuple[int, int, str]]:
     """``(line, column, message)`` for every registration the plugin could not see, given
     every expression of the module."""
     found: list[tuple[int, int, str]] = []
-    members: list[MemberExpr] = []
     callees: set[int] = set()
-    for expr in expressions:
-        kind = type(expr)
-        if kind is MemberExpr:
-            if cast(MemberExpr, expr).name == "on":
-                members.append(cast(MemberExpr, expr))
-        elif kind is CallExpr:
-            call = cast(CallExpr, expr)
-            callees.add(id(call.callee))
-            found.extend(_call(call))
-        elif kind is CastExpr and _registry_value(cast(CastExpr, expr).expr):
-            found.append((expr.line, expr.column, HIDDEN.format(how="cast to another type")))
-    for member in members:
-        if id(member) not in callees and _registry_value(member.expr):
+    for call in expressions.calls:
+        callees.add(id(call.callee))
+        for argument in call.args:
+            if isinstance(argument, NameExpr | MemberExpr) and _registry_value(argument):
+                found.extend(_call(call))
+                break
+    for cast_expr in expressions.casts:
+        if _registry_value(cast_expr.expr):
+            found.append(
+                (cast_expr.line, cast_expr.column, HIDDEN.format(how="cast to another type"))
+            )
+    for member in expressions.members:
+        if member.name == "on" and id(member) not in callees and _registry_value(member.expr):
             found.append((member.line, member.column, ALIASED))
     for statement in _assignments(file):
         target = statement.lvalues[0] if len(statement.lvalues) == 1 else None
@@ -136,8 +137,7 @@ def open_registrations(file: MypyFile, expressions: list[Expression]) -> list[tu
 
 
 def _call(call: CallExpr) -> list[tuple[int, int, str]]:
-    if not any(_registry_value(argument) for argument in call.args):
-        return []
+    """For a call given a registry: reflection on it, or a parameter that loses its type."""
     callee = call.callee
     if isinstance(callee, RefExpr) and callee.fullname == "builtins.getattr":
         return [(call.line, call.column, REFLECTED)] if _registry_value(call.args[0]) else []

@@ -1,0 +1,39 @@
+"""Every expression of a module, sorted by the kinds the module-wide checks read.
+
+One traversal of the module (mypy's own, compiled) and one pass sorting its result serve
+the provenance pass, the hidden-registration scan and the process-wide-callback scan: each
+reads only the kinds it needs instead of testing every expression itself.
+"""
+
+from __future__ import annotations
+
+from typing import final
+
+from mypy.nodes import AssignmentExpr, CallExpr, CastExpr, Expression, MemberExpr, MypyFile
+from mypy.server.subexpr import get_subexpressions
+
+__all__ = ["ModuleExpressions"]
+
+
+@final
+class ModuleExpressions:
+    """The expressions of one module, all of them and by kind (each in source order)."""
+
+    __slots__ = ("calls", "casts", "members", "walruses")
+
+    def __init__(self, tree: MypyFile) -> None:
+        self.calls: list[CallExpr] = []
+        self.casts: list[CastExpr] = []
+        self.members: list[MemberExpr] = []
+        self.walruses: list[AssignmentExpr] = []
+        calls, casts, members, walruses = self.calls, self.casts, self.members, self.walruses
+        expr: Expression
+        for expr in get_subexpressions(tree):
+            if isinstance(expr, CallExpr):
+                calls.append(expr)
+            elif isinstance(expr, MemberExpr):
+                members.append(expr)
+            elif isinstance(expr, CastExpr):
+                casts.append(expr)
+            elif isinstance(expr, AssignmentExpr):
+                walruses.append(expr)
