@@ -144,3 +144,44 @@ def test_a_case_that_cannot_move_runs_alone(
     moved = namespace("tcase3", files, mypy_config=mypy_config, shadowed_root=ROOT)
 
     assert (moved.reason, dict(moved.files)) == (reason, {})
+
+
+@pytest.mark.parametrize(
+    ("source", "own_build"),
+    [
+        pytest.param(
+            "class Lenient(dict[str, int]):\n    def __missing__(self, key: str) -> int: ...\n",
+            "class Lenient derives from dict (line 1)",
+            id="a builtin with a method of its own",
+        ),
+        pytest.param(
+            "import logging\nclass Out(logging.Handler):\n    def emit(self, r: object) -> None:"
+            " ...\n",
+            "class Out derives from logging.Handler (line 2)",
+            id="a standard-library class",
+        ),
+        pytest.param("class Plain(dict[str, int]):\n    limit = 3\n", None, id="no method"),
+        pytest.param(
+            "from pod import Hook\nclass H(Hook[int, int]):\n    def __call__(self, i: int) -> int:"
+            " ...\n",
+            None,
+            id="llm-pod's Hook",
+        ),
+        pytest.param(
+            "from pydantic import BaseModel\nclass M(BaseModel):\n    def f(self) -> None: ...\n",
+            None,
+            id="pydantic's BaseModel",
+        ),
+        pytest.param(
+            "class A:\n    def f(self) -> None: ...\nclass B(A):\n    def f(self) -> None: ...\n",
+            None,
+            id="a class of the case",
+        ),
+    ],
+)
+def test_a_case_subclassing_an_outside_class_gets_a_build_of_its_own(
+    source: str, own_build: str | None
+) -> None:
+    moved = namespace("tcase3", [("main.py", source)], mypy_config="", shadowed_root=ROOT)
+
+    assert (moved.reason, moved.own_build) == (None, own_build)

@@ -113,6 +113,29 @@ def test_a_case_that_breaks_its_build_is_left_to_run_alone(settings: BuildSettin
     assert outputs == {"tcase0": CaseOutput((f"tcase0/main.py:8: {PRIVILEGED}",)), "tcase1": None}
 
 
+def test_a_case_subclassing_a_builtin_does_not_change_another_cases_output(
+    settings: BuildSettings,
+) -> None:
+    # The closed world counts every subclass of dict in the build: in a shared build, the
+    # first case's override would make the second case's imported dict a value that may run
+    # code the plugin cannot see. Alone, the second case passes.
+    lenient = (
+        "class Lenient(dict[str, int]):\n"
+        "    def __missing__(self, key: str) -> int:\n"
+        "        return 0\n"
+    )
+    limits = ("world.py", "LIMITS: dict[str, int] = {'a': 1}\n")
+    reader = HARMLESS_HOOK.replace("from world import WORKER", "from world import LIMITS").replace(
+        "print(call.tool_name)", "print(LIMITS['a'])"
+    )
+    cases = [_move(0, ("main.py", lenient)), _move(1, ("main.py", reader), limits)]
+
+    outputs = check_together(cases, settings)
+
+    assert cases[0].own_build is not None
+    assert outputs == {"tcase0": CaseOutput(()), "tcase1": CaseOutput(())}
+
+
 SUITE = """\
 - case: meta_right
   main: |

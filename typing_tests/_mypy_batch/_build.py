@@ -62,7 +62,8 @@ class CaseOutput:
 def check_together(
     cases: Sequence[MovedCase], settings: BuildSettings
 ) -> dict[str, CaseOutput | None]:
-    """Type-check ``cases`` in as few builds as possible.
+    """Type-check ``cases`` in as few builds as possible: one for all of them, except the
+    cases that need a build of their own (``MovedCase.own_build``).
 
     Returns:
         Each case's output by package; ``None`` for a case whose build failed even with no
@@ -73,7 +74,10 @@ def check_together(
         _write(settings.root / case.package, case.files)
     _warm_library(settings)
     results: dict[str, CaseOutput | None] = {}
-    pending = [list(cases)]
+    shared = [case for case in cases if case.own_build is None]
+    pending = [[case] for case in cases if case.own_build is not None]
+    if shared:
+        pending.append(shared)
     while pending:
         group = pending.pop()
         outputs = _build(group, settings)

@@ -47,6 +47,9 @@ class MovedCase:
     """Path under the package -> rewritten content, in the order the case writes them."""
     reason: str | None
     """Why the case cannot share a build (``files`` is then empty), or ``None``."""
+    own_build: str | None = None
+    """Why the case gets a build of its own in the runner (it subclasses, with methods, a
+    class from outside the case and llm-pod), or ``None``."""
 
 
 def namespace(
@@ -83,7 +86,48 @@ def namespace(
         if isinstance(rewritten, _Refusal):
             return _alone(package, f"{path}: {rewritten.reason}")
         moved[path] = rewritten
-    return MovedCase(package, moved, None)
+    return MovedCase(package, moved, None, _subclasses_outside([content for _, content in files]))
+
+
+_HARMLESS_BASES: Final = frozenset({"pod", "llm_worker", "pydantic", "typing", "typing_extensions"})
+"""Packages whose classes a case may subclass in a shared build: a value typed one of
+llm-pod's classes is judged by its privilege, and typing constructs are not values."""
+
+
+def _subclasses_outside(sources: Sequence[str]) -> str | None:
+    """A class with methods derived from a builtin, standard-library or other outside class
+    (``class Lenient(dict): def __missing__...``). In a shared build the plugin's closed world
+    counts it among the subclasses of that class for every case checked after it, so another
+    case's ``dict`` values would become values that may run hidden code (an override of a
+    class in another module). Such a case gets a build of its own."""
+    trees = [ast.parse(source) for source in sources]
+    defined = {
+        node.name for tree in trees for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+    }
+    for tree in trees:
+        imported: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module is not None and not node.level:
+                for alias in node.names:
+                    imported[alias.asname or alias.name] = node.module
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    imported[alias.asname or alias.name.split(".")[0]] = alias.name
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ClassDef) or not any(
+                isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) for item in node.body
+            ):
+                continue
+            for base in node.bases:
+                named = base.value if isinstance(base, ast.Subscript) else base
+                written = ast.unparse(named)
+                first = written.split(".")[0]
+                if written == "object" or (first in defined and "." not in written):
+                    continue
+                module = imported.get(first, "builtins")
+                if module.split(".")[0] not in _HARMLESS_BASES:
+                    return f"class {node.name} derives from {written} (line {node.lineno})"
+    return None
 
 
 def strip_namespace(package: str, line: str) -> str:

@@ -87,6 +87,8 @@ class _Suite:
     """By the cases' extra mypy config."""
     alone: dict[str, str] = field(default_factory=dict[str, str])
     """Node id -> why the case runs in a build of its own."""
+    own_builds: dict[str, str] = field(default_factory=dict[str, str])
+    """Node id -> why the case is batched in a build of its own."""
     disagreements: list[str] = field(default_factory=list[str])
     builds: int = 0
     planned: int = 0
@@ -108,6 +110,8 @@ class _Suite:
             if moved.reason is not None:
                 self.alone[item.nodeid] = moved.reason
                 continue
+            if moved.own_build is not None:
+                self.own_builds[item.nodeid] = moved.own_build
             group = self.groups.setdefault(item.additional_mypy_config, _Group())
             group.cases[item.nodeid] = moved
 
@@ -127,7 +131,8 @@ class _Suite:
         cache_dir = os.path.join(item.incremental_cache_dir, _batch_cache(item))
         root = Path(tempfile.mkdtemp(prefix="mypy-batch-", dir=base))
         try:
-            self.builds += 1
+            own = sum(1 for case in group.cases.values() if case.own_build is not None)
+            self.builds += own + (1 if own < len(group.cases) else 0)
             settings = BuildSettings(
                 root=root,
                 config_file=item.prepare_config_file(root),
@@ -174,8 +179,11 @@ def pytest_terminal_summary(
     batched = sum(len(group.cases) for group in suite.groups.values())
     terminalreporter.write_line(
         f"typing suite: {batched} cases shared {suite.builds} mypy builds "
-        f"(one per mypy_config), {len(suite.alone)} ran alone"
+        f"(one per mypy_config and one per case listed with its own build), "
+        f"{len(suite.alone)} ran alone"
     )
+    for nodeid, reason in suite.own_builds.items():
+        terminalreporter.write_line(f"  own build: {nodeid}: {reason}")
     for nodeid, reason in suite.alone.items():
         terminalreporter.write_line(f"  alone: {nodeid}: {reason}")
     for nodeid in suite.disagreements:
