@@ -177,10 +177,10 @@ def pytest_terminal_summary(
     if suite is None or not (suite.groups or suite.alone):
         return
     batched = sum(len(group.cases) for group in suite.groups.values())
+    own = f", and {len(suite.own_builds)} of one case" if suite.own_builds else ""
     terminalreporter.write_line(
         f"typing suite: {batched} cases shared {suite.builds} mypy builds "
-        f"(one per mypy_config and one per case listed with its own build), "
-        f"{len(suite.alone)} ran alone"
+        f"(one per mypy_config{own}), {len(suite.alone)} ran alone"
     )
     for nodeid, reason in suite.own_builds.items():
         terminalreporter.write_line(f"  own build: {nodeid}: {reason}")
