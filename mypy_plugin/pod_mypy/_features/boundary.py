@@ -217,6 +217,7 @@ class _Walker:
         self._closed_memo: dict[str, bool] = {}
         self._sealed_memo: dict[str, bool] = {}
         self._quiet_classes: dict[TypeInfo, bool] = {}
+        self._library_definitions: dict[int, bool] = {}
         self._subclasses = subclasses
         self._subclasses_fresh = False
         self._site_classes = {
@@ -384,6 +385,25 @@ class _Walker:
             # only a declared type (``kept: Worker | None = None``) is new here.
             text = self._reaches(typ) if typ is not None else None
             return _Finding(HOOK_BOUNDARY, text, expr.line) if text is not None else None
+        if isinstance(expr, RefExpr) and self._names_library_code(expr):
+            return self._value_finding(expr, typ)
+        found = self._value_finding(expr, typ, instance_code=False)
+        if found is not None:
+            return found
+        if isinstance(expr, RefExpr):
+            found = self._binding(expr, typ, hook_span) or self._code(expr, hook_span)
+            if found is not None:
+                return found
+        if typ is not None:
+            return self._instance_code(typ, expr.line)
+        return None
+
+    def _value_finding(
+        self, expr: Expression, typ: Type | None, *, instance_code: bool = True
+    ) -> _Finding | None:
+        """What an expression's value is (an escape hatch, privileged, an unexplained
+        ``Any``, an object whose class runs code), leaving aside the binding or definition
+        a reference names."""
         what = escape(expr, typ) or self._unlisted_stdlib(expr) or _module_value(expr, typ)
         if what is not None:
             return _Finding(HOOK_ESCAPE, ESCAPE.format(what=what), expr.line)
@@ -395,13 +415,28 @@ class _Walker:
                 return _Finding(
                     HOOK_ESCAPE, ESCAPE.format(what='expression of type "Any"'), expr.line
                 )
-        if isinstance(expr, RefExpr):
-            found = self._binding(expr, typ, hook_span) or self._code(expr, hook_span)
-            if found is not None:
-                return found
-        if typ is not None:
-            return self._instance_code(typ, expr.line)
+            if instance_code:
+                return self._instance_code(typ, expr.line)
         return None
+
+    def _names_library_code(self, expr: RefExpr) -> bool:
+        """Whether ``expr`` names a function or class of a library, or an attribute of a
+        library object: then :meth:`_binding` and :meth:`_code` have nothing to follow, and
+        only the value itself is judged (decided once per definition and module)."""
+        node = expr.node
+        if node is None:
+            if not isinstance(expr, MemberExpr) or expr.fullname:
+                return False
+            owner = class_of(self._checker.lookup_type_or_none(expr.expr))
+            return owner is None or is_library(owner.module_name, self._checker.modules)
+        if not isinstance(node, TypeInfo | FuncDef | Decorator | OverloadedFuncDef):
+            return False
+        known = self._library_definitions.get(id(node))
+        if known is None:
+            target = definition(expr, self._checker)
+            known = target is not None and is_library(target.module, self._checker.modules)
+            self._library_definitions[id(node)] = known
+        return known
 
     def _quiet(self, typ: Instance) -> bool:
         """A value of a library class without type arguments that reaches no privileged

@@ -8,6 +8,7 @@ type map what a hook can touch, so none of them is allowed in hook code.
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from typing import Final
@@ -78,6 +79,7 @@ def _format_escape(expr: MemberExpr, method: CallableType) -> str | None:
     return _hidden_field(template.value)
 
 
+@functools.lru_cache(maxsize=4096)  # f-strings are str.format calls: the same few templates
 def _hidden_field(template: str) -> str | None:
     try:
         parsed = list(string.Formatter().parse(template))
