@@ -51,6 +51,7 @@ class PodPlugin(Plugin):
             typesheds.append(os.path.join(os.path.abspath(options.custom_typeshed_dir), ""))
         self._typesheds = tuple(typesheds)
         self._trusted = trusted_packages(options.config_file)
+        self._config_data = f"{_SOURCE_HASH} {','.join(sorted(self._trusted))}"
         self._loaded: Checks | None = None
 
     def _checks(self) -> Checks:
@@ -80,7 +81,7 @@ class PodPlugin(Plugin):
         # The standard library never holds hook code: keep its cache across plugin changes.
         if ctx.path.startswith(self._typesheds):
             return None
-        return f"{_SOURCE_HASH} {','.join(sorted(self._trusted))}"
+        return self._config_data
 
 
 def plugin(version: str) -> type[Plugin]:
