@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import importlib
+import os
 import re
+import sys
+from pathlib import Path
 
 import pytest
 from mypy.plugin import Plugin
@@ -11,6 +14,8 @@ from mypy.plugin import Plugin
 from pod_mypy import plugin
 from pod_mypy._checks import FUNCTION_HOOKS, METHOD_HOOKS
 from pod_mypy._consts import FUNCTION_HOOK_NAMES, LIBRARY_FULLNAMES, METHOD_HOOK_NAMES
+
+plugin_module = sys.modules["pod_mypy.plugin"]  # the package exports the entry function
 
 
 @pytest.mark.parametrize("fullname", LIBRARY_FULLNAMES)
@@ -52,3 +57,26 @@ def test_an_unsupported_mypy_is_refused_with_a_clear_message(version: str) -> No
     )
     with pytest.raises(SystemExit, match=expected):
         plugin(version)
+
+
+def test_editing_any_plugin_file_changes_the_cache_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A copy of the package layout: a module at the top and one in a subpackage.
+    (tmp_path / "_features").mkdir()
+    top, nested = tmp_path / "plugin.py", tmp_path / "_features" / "boundary.py"
+    top.write_text("A = 1\n")
+    nested.write_text("B = 1\n")
+    (tmp_path / "notes.txt").write_text("not code\n")
+    monkeypatch.setattr(plugin_module, "_PACKAGE", str(tmp_path))
+    keys = [plugin_module._source_fingerprint()]  # pyright: ignore[reportPrivateUsage]
+
+    nested.write_text("B = 22\n")
+    keys.append(plugin_module._source_fingerprint())  # pyright: ignore[reportPrivateUsage]
+    os.utime(top, ns=(0, 0))  # same size, another time: an edit mypy's cache cannot see
+    keys.append(plugin_module._source_fingerprint())  # pyright: ignore[reportPrivateUsage]
+    (tmp_path / "notes.txt").write_text("still not code\n")
+    keys.append(plugin_module._source_fingerprint())  # pyright: ignore[reportPrivateUsage]
+
+    assert len(set(keys[:3])) == 3
+    assert keys[3] == keys[2]

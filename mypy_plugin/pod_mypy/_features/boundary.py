@@ -170,7 +170,7 @@ def check_module(
         # there is no type map to walk.
         for site in hooks.sites.values():
             fail(checker, UNCHECKED_MODULE, Context(line=site.first_line), HOOK_BOUNDARY)
-            record_hook(_entry(checker, site, "unverifiable", UNCHECKED_MODULE))
+            _record(checker, site, "unverifiable", UNCHECKED_MODULE)
         return set()
     reach.start_module()
     walker = _Walker(checker, reach, subclasses, hooks.sites.values(), expressions)
@@ -189,12 +189,12 @@ def check_module(
     for site in sorted(hooks.sites.values(), key=lambda site: site.first_line):
         if host and isinstance(site.node, TypeInfo):
             # llm-pod's own hook classes are the host's library (docs/plugin.md).
-            record_hook(_entry(checker, site, "trusted", "llm-pod's own hook class"))
+            _record(checker, site, "trusted", "llm-pod's own hook class")
             continue
         walker.check(site)
         reasons = walker.messages.get(id(site.node), [])
         status: Status = "unverifiable" if reasons else "verified"
-        record_hook(_entry(checker, site, status, reasons[0] if reasons else ""))
+        _record(checker, site, status, reasons[0] if reasons else "")
     hooks.verdicts = walker.verdicts
     return reach.touched
 
@@ -835,9 +835,12 @@ class _Walker:
             )
 
 
-def _entry(checker: TypeChecker, site: HookSite, status: Status, why: str) -> HookEntry:
-    event = event_name(hook_input(site.node, checker), checker.modules) if active() else "?"
-    return HookEntry(checker.path, site.first_line, event, site.name, status, why)
+def _record(checker: TypeChecker, site: HookSite, status: Status, why: str) -> None:
+    """Into the boundary report of ``python -m pod_mypy check``, when it runs."""
+    if active() is None:
+        return
+    event = event_name(hook_input(site.node, checker), checker.modules)
+    record_hook(HookEntry(checker.path, site.first_line, event, site.name, status, why))
 
 
 def _process_wide(expressions: ModuleExpressions, checker: TypeChecker) -> list[tuple[int, str]]:
