@@ -7,7 +7,7 @@ reads only the kinds it needs instead of testing every expression itself.
 
 from __future__ import annotations
 
-from typing import final
+from typing import Any, final
 
 from mypy.nodes import AssignmentExpr, CallExpr, CastExpr, Expression, MemberExpr, MypyFile
 from mypy.server.subexpr import get_subexpressions
@@ -26,14 +26,15 @@ class ModuleExpressions:
         self.casts: list[CastExpr] = []
         self.members: list[MemberExpr] = []
         self.walruses: list[AssignmentExpr] = []
-        calls, casts, members, walruses = self.calls, self.casts, self.members, self.walruses
-        expr: Expression
+        # By exact class: mypy has no subclasses of these, and one dict lookup per
+        # expression is the cheapest sort.
+        buckets: dict[type[Expression], list[Any]] = {
+            CallExpr: self.calls,
+            CastExpr: self.casts,
+            MemberExpr: self.members,
+            AssignmentExpr: self.walruses,
+        }
         for expr in get_subexpressions(tree):
-            if isinstance(expr, CallExpr):
-                calls.append(expr)
-            elif isinstance(expr, MemberExpr):
-                members.append(expr)
-            elif isinstance(expr, CastExpr):
-                casts.append(expr)
-            elif isinstance(expr, AssignmentExpr):
-                walruses.append(expr)
+            bucket = buckets.get(type(expr))
+            if bucket is not None:
+                bucket.append(expr)
