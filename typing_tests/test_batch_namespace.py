@@ -177,6 +177,11 @@ def test_a_case_that_cannot_move_runs_alone(
             None,
             id="a class of the case",
         ),
+        pytest.param(
+            "class A(dict[str, int]):\n    pass\nclass B(A):\n    def f(self) -> None: ...\n",
+            "class B derives from dict (line 3)",
+            id="through a class of the case",
+        ),
     ],
 )
 def test_a_case_subclassing_an_outside_class_gets_a_build_of_its_own(

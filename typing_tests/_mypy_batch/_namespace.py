@@ -95,38 +95,70 @@ llm-pod's classes is judged by its privilege, and typing constructs are not valu
 
 
 def _subclasses_outside(sources: Sequence[str]) -> str | None:
-    """A class with methods derived from a builtin, standard-library or other outside class
-    (``class Lenient(dict): def __missing__...``). In a shared build the plugin's closed world
-    counts it among the subclasses of that class for every case checked after it, so another
-    case's ``dict`` values would become values that may run hidden code (an override of a
-    class in another module). Such a case gets a build of its own."""
+    """A class with methods derived, directly or through classes of the case, from a builtin,
+    standard-library or other outside class (``class Lenient(dict): def __missing__...``). In
+    a shared build the plugin's closed world counts it among the subclasses of that class for
+    every case checked after it, so another case's ``dict`` values would become values that
+    may run hidden code (an override of a class in another module). Such a case gets a build
+    of its own."""
     trees = [ast.parse(source) for source in sources]
     defined = {
         node.name for tree in trees for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
     }
+    own_bases: dict[str, list[str]] = {}
+    """Case class -> the case classes it derives from."""
+    outside: dict[str, list[str]] = {}
+    """Case class -> the outside classes (not harmless) it derives from directly."""
+    with_methods: list[ast.ClassDef] = []
     for tree in trees:
-        imported: dict[str, str] = {}
+        imported = _imported_names(tree)
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module is not None and not node.level:
-                for alias in node.names:
-                    imported[alias.asname or alias.name] = node.module
-            elif isinstance(node, ast.Import):
-                for alias in node.names:
-                    imported[alias.asname or alias.name.split(".")[0]] = alias.name
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.ClassDef) or not any(
-                isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) for item in node.body
-            ):
+            if not isinstance(node, ast.ClassDef):
                 continue
+            if any(isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) for item in node.body):
+                with_methods.append(node)
             for base in node.bases:
-                named = base.value if isinstance(base, ast.Subscript) else base
-                written = ast.unparse(named)
+                written = ast.unparse(base.value if isinstance(base, ast.Subscript) else base)
                 first = written.split(".")[0]
-                if written == "object" or (first in defined and "." not in written):
-                    continue
-                module = imported.get(first, "builtins")
-                if module.split(".")[0] not in _HARMLESS_BASES:
-                    return f"class {node.name} derives from {written} (line {node.lineno})"
+                if written in defined:
+                    own_bases.setdefault(node.name, []).append(written)
+                elif written != "object" and (
+                    imported.get(first, "builtins").split(".")[0] not in _HARMLESS_BASES
+                ):
+                    outside.setdefault(node.name, []).append(written)
+    for node in with_methods:
+        found = _outside_base(node.name, own_bases, outside, set())
+        if found is not None:
+            return f"class {node.name} derives from {found} (line {node.lineno})"
+    return None
+
+
+def _imported_names(tree: ast.Module) -> dict[str, str]:
+    """Name bound by an import -> the module it comes from."""
+    imported: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module is not None and not node.level:
+            for alias in node.names:
+                imported[alias.asname or alias.name] = node.module
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                imported[alias.asname or alias.name.split(".")[0]] = alias.name
+    return imported
+
+
+def _outside_base(
+    name: str, own_bases: dict[str, list[str]], outside: dict[str, list[str]], seen: set[str]
+) -> str | None:
+    if name in seen:
+        return None
+    seen.add(name)
+    direct = outside.get(name)
+    if direct:
+        return direct[0]
+    for base in own_bases.get(name, ()):
+        found = _outside_base(base, own_bases, outside, seen)
+        if found is not None:
+            return found
     return None
 
 
