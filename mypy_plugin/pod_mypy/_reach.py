@@ -142,6 +142,9 @@ class Reach:
             self._plain[plain] = (found, frozenset(modules))
         return found
 
+    def reaches_privileged(self, typ: Type) -> bool:
+        return self.path(typ) is not None
+
     def _class_path(self, info: TypeInfo) -> Path | None:
         """How an instance of ``info`` (not privileged itself) reaches a privileged class
         through its members and bases, whatever its type arguments."""

@@ -224,7 +224,12 @@ class _Walker:
             site.node.fullname for site in sites if isinstance(site.node, TypeInfo)
         }
         self.provenance = Provenance(
-            checker, expressions, self._reaches_privileged, is_deeply_immutable
+            # Not a method of this walker: that would be a reference cycle through the
+            # module's checker and type map, which only a costly full GC pass then frees.
+            checker,
+            expressions,
+            reach.reaches_privileged,
+            is_deeply_immutable,
         )
         self.findings = 0
         self.verdicts: dict[int, int] = {}
@@ -706,9 +711,6 @@ class _Walker:
             # A declaration target (``x: Worker``) may not be in the type map.
             return expr.node.type if not expr.node.is_inferred else None
         return typ
-
-    def _reaches_privileged(self, typ: Type) -> bool:
-        return self._reach.path(typ) is not None
 
     def _closed(self, typ: Type | None) -> bool:
         """Whether values of ``typ`` can only hold what the type shows: no ``Any``,
