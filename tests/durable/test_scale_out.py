@@ -1,32 +1,42 @@
-"""Scale-out on PostgreSQL: two workers share a queue of 50 scripted sessions; one worker is
-killed with SIGKILL mid-way and restarted under its name (which recovers the runs it held).
+"""Scale-out on PostgreSQL: two workers share a queue of scripted sessions; one is killed
+with SIGKILL mid-way.
 
-All 50 finish; no tool call that completed ran twice (only a call in flight at the kill
-may); pairing holds in every history; the queue's global concurrency limit held throughout.
+Not restarted, its runs are taken over by the live worker once its heartbeat is older than
+``--dead-after``: all 50 sessions finish there. Restarted under its name (before or after the
+takeover), it recovers what is still its own and runs nothing a second time. In every case:
+no tool call that completed ran twice (only a call in flight at the kill may); pairing holds
+in every history; the queue's global concurrency limit held throughout.
 """
 
 from __future__ import annotations
 
+import json
+import subprocess
 import time
+from collections.abc import Callable
+
+import pytest
 
 from llm_worker import Finished
 from llm_worker.testing import pairing_problems
-from pod.durable import DurableRuns
+from pod.durable import DurableRuns, RunOutcome
 
 from . import app
 from .conftest import TIMEOUT, Scene, counts, kill
 
-SESSIONS = 50
 WORKER_CONCURRENCY = 4
 CONCURRENCY = 6
-KILL_AFTER = 15
+HEARTBEAT = "0.5"
+DEAD_AFTER = "3"
+TAKEOVER_LINE = "took over worker w2"
 
 
-def _worker(scene: Scene, name: str) -> list[str]:
+def _worker(scene: Scene, name: str, *, dead_after: str = DEAD_AFTER) -> list[str]:
     return [
         "-m", "pod", "worker", "--app", "tests.durable.app:scale_agent",
         "--database", scene.database, "--executor-id", name,
         "--concurrency", str(CONCURRENCY), "--worker-concurrency", str(WORKER_CONCURRENCY),
+        "--heartbeat", HEARTBEAT, "--dead-after", dead_after,
     ]  # fmt: skip
 
 
@@ -47,39 +57,53 @@ def _max_in_flight(lines: list[str]) -> int:
     return max(sum(1 for s in first if first[s] <= index <= last[s]) for index in range(len(lines)))
 
 
-def test_two_workers_fifty_sessions_one_killed(postgres_scene: Scene) -> None:
-    scene = postgres_scene
-    slow = {"POD_TEST_TOOL_SECONDS": "0.05"}
-    first = scene.start(_worker(scene, "w1"), **slow)
-    second = scene.start(_worker(scene, "w2"), **slow)
+def _wait_until(what: str, ready: Callable[[], bool]) -> None:
     deadline = time.monotonic() + TIMEOUT
-    while "serving" not in scene.output(first) or "serving" not in scene.output(second):
-        assert first.poll() is None, scene.output(first)
-        assert second.poll() is None, scene.output(second)
-        assert time.monotonic() < deadline, "the workers did not start"
+    while not ready():
+        assert time.monotonic() < deadline, f"{what}: not within {TIMEOUT} s"
         time.sleep(0.05)
 
-    submitted = scene.run(["-m", "pod", "submit", "s0", "--agent", "scale", "--run-id", "r0"])
-    assert (submitted.returncode, submitted.stdout) == (0, "r0\n"), submitted.stderr
-    with DurableRuns(scene.database) as runs:
-        run_ids = ["r0"] + [runs.submit("scale", f"s{i}", run_id=f"r{i}") for i in range(1, 50)]
 
-        while _finished_sessions(scene) < KILL_AFTER:
-            assert time.monotonic() < deadline + TIMEOUT, "the sessions do not advance"
-            time.sleep(0.05)
-        kill(second)
-        killed_at = _finished_sessions(scene)
-        assert killed_at < SESSIONS
-        scene.start(_worker(scene, "w2"), **slow)  # the same name: recovers w2's runs
+def _held(runs: DurableRuns, worker: str) -> set[str]:
+    """The runs in progress that ``worker`` holds."""
+    return {i.run_id for i in runs.list_runs() if i.status == "running" and i.executor == worker}
 
-        outcomes = [runs.result(run_id) for run_id in run_ids]
 
+def _results(scene: Scene, runs: DurableRuns, run_ids: list[str]) -> list[RunOutcome]:
+    """The runs' outcomes once all have ended (fails the test after ``TIMEOUT``, where a bare
+    ``result`` would wait for ever)."""
+    ended = ("finished", "failed", "cancelled")
+
+    def all_ended() -> bool:
+        return all(info.status in ended for info in runs.list_runs() if info.run_id in run_ids)
+
+    _wait_until("every run ends", all_ended)
+    return [runs.result(run_id) for run_id in run_ids]
+
+
+def _start_two_workers(
+    scene: Scene, *, dead_after: str = DEAD_AFTER
+) -> tuple[subprocess.Popen[str], subprocess.Popen[str]]:
+    slow = {"POD_TEST_TOOL_SECONDS": "0.05"}
+    first = scene.start(_worker(scene, "w1", dead_after=dead_after), **slow)
+    second = scene.start(_worker(scene, "w2", dead_after=dead_after), **slow)
+
+    def serving() -> bool:
+        assert first.poll() is None, scene.output(first)
+        assert second.poll() is None, scene.output(second)
+        return "serving" in scene.output(first) and "serving" in scene.output(second)
+
+    _wait_until("the workers start", serving)
+    return first, second
+
+
+def _check_every_session(scene: Scene, sessions: int, outcomes: list[RunOutcome]) -> None:
     assert all(isinstance(o.result, Finished) for o in outcomes)
     for outcome in outcomes:
         assert not pairing_problems(outcome.history)
     events = scene.events()
     ends = counts(events, "end ")
-    assert set(ends) == {f"s{i}:{n}" for i in range(SESSIONS) for n in range(app.STEPS)}
+    assert set(ends) == {f"s{i}:{n}" for i in range(sessions) for n in range(app.STEPS)}
     twice = sorted(key for key, n in ends.items() if n > 1)
     assert len(twice) <= WORKER_CONCURRENCY, twice  # at most w2's calls in flight
     # What was in flight in w2 at the kill (calls, model requests) ran again, nothing else.
@@ -90,3 +114,59 @@ def test_two_workers_fifty_sessions_one_killed(postgres_scene: Scene) -> None:
     assert max(ends.values()) <= 2
     lines = (scene.folder / "events.log").read_text().splitlines()
     assert _max_in_flight(lines) <= CONCURRENCY
+
+
+def test_a_killed_worker_is_taken_over_and_the_other_finishes_all_fifty(
+    postgres_scene: Scene,
+) -> None:
+    scene, sessions = postgres_scene, 50
+    first, second = _start_two_workers(scene)
+    submitted = scene.run(["-m", "pod", "submit", "s0", "--agent", "scale", "--run-id", "r0"])
+    assert (submitted.returncode, submitted.stdout) == (0, "r0\n"), submitted.stderr
+    with DurableRuns(scene.database) as runs:
+        run_ids = ["r0"] + [runs.submit("scale", f"s{i}", run_id=f"r{i}") for i in range(1, 50)]
+        _wait_until(
+            "15 sessions finish, w2 holds a run",
+            lambda: _finished_sessions(scene) >= 15 and bool(_held(runs, "w2")),
+        )
+        kill(second)  # and never restarted
+        assert _finished_sessions(scene) < sessions
+        held_by_w2 = _held(runs, "w2")
+        outcomes = _results(scene, runs, run_ids)
+        listed = {info.run_id: info for info in runs.list_runs()}
+
+    assert TAKEOVER_LINE in scene.output(first)
+    assert first.poll() is None  # alive: it was never declared dead itself
+    _check_every_session(scene, sessions, outcomes)
+    assert held_by_w2, "w2 held no run at the kill: nothing was taken over"
+    assert {listed[run_id].executor for run_id in held_by_w2} == {"w1"}
+    shown = scene.run(["-m", "pod", "runs", "--json", "--database", scene.database])
+    assert {r["run_id"]: r["executor"] for r in json.loads(shown.stdout)} == {
+        run_id: info.executor for run_id, info in listed.items()
+    }
+
+
+@pytest.mark.parametrize("when", ["before the takeover", "after the takeover"])
+def test_a_worker_restarted_under_its_name_runs_nothing_twice(
+    postgres_scene: Scene, when: str
+) -> None:
+    scene, sessions = postgres_scene, 20
+    # Before: a takeover that never comes, so the restarted worker recovers its own runs.
+    dead_after = "600" if when == "before the takeover" else DEAD_AFTER
+    first, second = _start_two_workers(scene, dead_after=dead_after)
+    with DurableRuns(scene.database) as runs:
+        run_ids = [runs.submit("scale", f"s{i}", run_id=f"r{i}") for i in range(sessions)]
+        _wait_until("6 sessions finish", lambda: _finished_sessions(scene) >= 6)
+        kill(second)
+        if when == "after the takeover":
+            _wait_until("w1 takes over", lambda: TAKEOVER_LINE in scene.output(first))
+        restarted = scene.start(
+            _worker(scene, "w2", dead_after=dead_after), POD_TEST_TOOL_SECONDS="0.05"
+        )
+        outcomes = _results(scene, runs, run_ids)
+
+    _check_every_session(scene, sessions, outcomes)
+    assert restarted.poll() is None, scene.output(restarted)
+    assert first.poll() is None, scene.output(first)
+    if when == "before the takeover":
+        assert TAKEOVER_LINE not in scene.output(first)
