@@ -11,6 +11,7 @@ in every history; the queue's global concurrency limit held throughout.
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import time
 from collections.abc import Callable
@@ -69,7 +70,7 @@ def _held(runs: DurableRuns, worker: str) -> set[str]:
     return {i.run_id for i in runs.list_runs() if i.status == "running" and i.executor == worker}
 
 
-def _results(scene: Scene, runs: DurableRuns, run_ids: list[str]) -> list[RunOutcome]:
+def _results(runs: DurableRuns, run_ids: list[str]) -> list[RunOutcome]:
     """The runs' outcomes once all have ended (fails the test after ``TIMEOUT``, where a bare
     ``result`` would wait for ever)."""
     ended = ("finished", "failed", "cancelled")
@@ -132,7 +133,7 @@ def test_a_killed_worker_is_taken_over_and_the_other_finishes_all_fifty(
         kill(second)  # and never restarted
         assert _finished_sessions(scene) < sessions
         held_by_w2 = _held(runs, "w2")
-        outcomes = _results(scene, runs, run_ids)
+        outcomes = _results(runs, run_ids)
         listed = {info.run_id: info for info in runs.list_runs()}
 
     assert TAKEOVER_LINE in scene.output(first)
@@ -163,10 +164,53 @@ def test_a_worker_restarted_under_its_name_runs_nothing_twice(
         restarted = scene.start(
             _worker(scene, "w2", dead_after=dead_after), POD_TEST_TOOL_SECONDS="0.05"
         )
-        outcomes = _results(scene, runs, run_ids)
+        outcomes = _results(runs, run_ids)
 
     _check_every_session(scene, sessions, outcomes)
     assert restarted.poll() is None, scene.output(restarted)
     assert first.poll() is None, scene.output(first)
     if when == "before the takeover":
         assert TAKEOVER_LINE not in scene.output(first)
+
+
+def test_a_worker_declared_dead_stops_and_one_live_worker_takes_over(
+    postgres_scene: Scene,
+) -> None:
+    """A worker frozen past ``--dead-after`` (SIGSTOP: a long pause, a cut-off network) is
+    taken over by exactly one of two live workers; thawed, it stops at once (exit 1) rather
+    than run beside the worker that took its runs."""
+    scene, sessions = postgres_scene, 12
+    slow = {"POD_TEST_TOOL_SECONDS": "0.05"}
+    workers = [scene.start(_worker(scene, name), **slow) for name in ("w1", "w2", "w3")]
+    _wait_until("the workers start", lambda: all("serving" in scene.output(w) for w in workers))
+    frozen = workers[1]
+    with DurableRuns(scene.database) as runs:
+        run_ids = [runs.submit("scale", f"s{i}", run_id=f"r{i}") for i in range(sessions)]
+        _wait_until("w2 holds a run", lambda: bool(_held(runs, "w2")))
+        frozen.send_signal(signal.SIGSTOP)
+        takers = (workers[0], workers[2])
+        _wait_until(
+            "w2 is taken over", lambda: any(TAKEOVER_LINE in scene.output(w) for w in takers)
+        )
+        frozen.send_signal(signal.SIGCONT)
+        assert frozen.wait(timeout=TIMEOUT) == 1
+        outcomes = _results(runs, run_ids)
+
+    assert "error: worker w2 was declared dead" in scene.output(frozen)
+    assert sum(scene.output(w).count(TAKEOVER_LINE) for w in takers) == 1
+    _check_every_session(scene, sessions, outcomes)
+
+
+def test_a_second_worker_under_the_same_name_stops_the_first(postgres_scene: Scene) -> None:
+    """Two live processes under one name would each recover the other's runs: the newer one
+    takes the name, the older one stops at its next heartbeat (exit 1, one line)."""
+    scene = postgres_scene
+    older = scene.start(_worker(scene, "w1"))
+    _wait_until("w1 starts", lambda: "serving" in scene.output(older))
+    newer = scene.start(_worker(scene, "w1"))
+    assert older.wait(timeout=TIMEOUT) == 1
+    assert scene.output(older).endswith(
+        "error: another process registered as worker w1: give each worker its own "
+        "--executor-id: stopping\n"
+    )
+    assert newer.poll() is None, scene.output(newer)

@@ -15,7 +15,6 @@ run again. SQLite always uses WAL, so readers (``pod runs``) never block the wor
 
 from __future__ import annotations
 
-import logging
 import os
 import socket
 import sqlite3
@@ -203,7 +202,6 @@ def _heartbeat(settings: DurableSettings) -> Heartbeat | None:
 
 def _exit_fenced(error: TakeoverError) -> None:
     """Stop this process now: its runs belong to another worker, going on runs them twice."""
-    logging.getLogger("pod.durable").critical("%s: stopping", error)
     sys.stderr.write(f"error: {error}: stopping\n")
     sys.stderr.flush()
     os._exit(1)
