@@ -4,7 +4,8 @@ Two ``pod worker`` processes serve the scripted sessions of ``tests.durable.app`
 calls of 50 ms each); once the second holds runs it is killed with SIGKILL and never
 restarted. Reported, from the kill: when the first worker logs the takeover, and when the
 last run the killed worker held has finished. Expected: the takeover between
-``dead_after`` and ``dead_after + heartbeat`` (plus the database's and the machine's delays).
+``dead_after - heartbeat`` (the killed worker's last beat came up to one interval before the
+kill) and ``dead_after + heartbeat`` (the live worker looks once per interval), plus delays.
 
     POD_BENCH_POSTGRES_URL=postgresql://... python -m bench.takeover [--repeat N]
 """

@@ -22,6 +22,7 @@ take over all the others.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -153,7 +154,12 @@ class Heartbeat:
             for executor_id, silent_seconds in dead:
                 handles = DBOS._recover_pending_workflows([executor_id])  # pyright: ignore[reportPrivateUsage]
                 if DBOS.list_workflows(
-                    status="PENDING", executor_id=executor_id, load_input=False, load_output=False
+                    status="PENDING",
+                    executor_id=executor_id,
+                    app_version=DBOS.application_version,  # what recovery looks at
+                    load_input=False,
+                    load_output=False,
+                    limit=1,
                 ):  # a run DBOS could not re-queue: keep the row, try again next time
                     _log.warning("worker %s: some runs could not be recovered yet", executor_id)
                     continue
@@ -166,7 +172,9 @@ class Heartbeat:
             import psycopg  # installed with dbos
 
             self._connection = psycopg.connect(self._url, autocommit=True)
-            self._connection.execute(_SCHEMA)
+            # Two workers creating the table at once: PostgreSQL lets one win, the other fails.
+            with contextlib.suppress(psycopg.errors.UniqueViolation):
+                self._connection.execute(_SCHEMA)
         return self._connection
 
     def _loop(self) -> None:
