@@ -2,7 +2,8 @@
 
 No configuration means one SQLite file, ``.pod/durable.sqlite`` under the working folder:
 zero setup, one process. A ``postgresql://`` URL lets several worker processes (or machines)
-share runs through a DBOS queue with a concurrency limit.
+share runs through a DBOS queue with a concurrency limit; there, live workers take over the
+runs of a dead one (``_takeover``).
 
 Durability is an explicit setting (``sync``). ``"full"`` (the default) syncs every step's
 checkpoint to disk before the run goes on, so a run survives a lost machine. ``"normal"``
