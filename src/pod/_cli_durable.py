@@ -51,6 +51,7 @@ EXIT_FAILED: Final = 1
 EXIT_USAGE: Final = 2
 _COMMANDS: Final = frozenset({"worker", "submit", "approve", "runs"})
 _WORKER_OPTIONS: Final = {
+    "executor_id": "--executor-id",
     "concurrency": "--concurrency",
     "worker_concurrency": "--worker-concurrency",
     "heartbeat_seconds": "--heartbeat",
@@ -316,14 +317,7 @@ def _worker(args: argparse.Namespace, errors: Console) -> int:
 
     from .durable import DurableAgent, DurableSettings, database_url, launch, shutdown
 
-    loaded = _load_object(args.app)
-    candidates: list[object] = (
-        list(cast("Sequence[object]", loaded)) if isinstance(loaded, list | tuple) else [loaded]
-    )
-    agents = [a for a in candidates if isinstance(a, DurableAgent)]
-    if not agents or len(agents) != len(candidates):
-        raise LoadError(f"{args.app} is not a DurableAgent (or a list of them)")
-    try:
+    try:  # before the app's code is imported: a typo costs nothing
         settings = DurableSettings(
             database=database_url(args.database),
             sync=args.sync,
@@ -335,6 +329,13 @@ def _worker(args: argparse.Namespace, errors: Console) -> int:
         )
     except ValidationError as exc:
         raise PodUsageError(_first_problem(exc)) from exc
+    loaded = _load_object(args.app)
+    candidates: list[object] = (
+        list(cast("Sequence[object]", loaded)) if isinstance(loaded, list | tuple) else [loaded]
+    )
+    agents = [a for a in candidates if isinstance(a, DurableAgent)]
+    if not agents or len(agents) != len(candidates):
+        raise LoadError(f"{args.app} is not a DurableAgent (or a list of them)")
 
     async def serve() -> None:
         stop = asyncio.Event()

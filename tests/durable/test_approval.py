@@ -4,6 +4,7 @@ process; a third process completes the run. Bad decisions are refused and send n
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -51,6 +52,11 @@ async def test_approval_across_three_processes(
     (listed,) = json.loads(out)
     assert listed["status"] == "paused"
     assert listed["pending_calls"] == [PAUSED_CALL]
+    assert listed["executor"] == "local"  # the worker holding it: SQLite's one process
+    code, out, err = _pod(sqlite_scene, "runs")
+    assert code == 0, err
+    assert re.search(r"\W status\W+worker\W", out), out
+    assert re.search(r"\W run-a\W+approval\W+paused\W+local\W", out), out
 
     code, out, err = _pod(sqlite_scene, "runs", "show", "run-a", "--json")
     assert code == 0, err

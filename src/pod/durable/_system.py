@@ -82,7 +82,7 @@ class DurableSettings(BaseModel, frozen=True, extra="forbid"):
     machine for speed (see ``docs/durability.md``)."""
     checkpoints: Checkpoints = "journal"
     """``journal``: one committed row per step in ``pod_steps``; ``dbos``: DBOS steps."""
-    executor_id: str | None = None
+    executor_id: str | None = Field(default=None, min_length=1)
     """This process's name among workers; a process restarted with the same name recovers
     the runs it held. ``None``: ``local`` on SQLite; on PostgreSQL a fresh name per process
     (host name and a random suffix), whose runs other workers take over if it dies."""
@@ -90,9 +90,9 @@ class DurableSettings(BaseModel, frozen=True, extra="forbid"):
     """Runs of the queue in progress at once across all workers; ``None``: no limit."""
     worker_concurrency: int | None = Field(default=None, ge=1)
     """Runs of the queue this process takes at once; ``None``: no limit."""
-    heartbeat_seconds: float = Field(default=5.0, gt=0)
+    heartbeat_seconds: float = Field(default=5.0, gt=0, allow_inf_nan=False)
     """PostgreSQL: how often this process marks itself alive (and looks for dead workers)."""
-    dead_after_seconds: float = Field(default=30.0, gt=0)
+    dead_after_seconds: float = Field(default=30.0, gt=0, allow_inf_nan=False)
     """PostgreSQL: a worker silent this long is dead; a live worker takes over its runs.
     At least twice ``heartbeat_seconds``."""
 
