@@ -28,7 +28,7 @@ from .conftest import TIMEOUT, Scene, counts, kill
 WORKER_CONCURRENCY = 4
 CONCURRENCY = 6
 HEARTBEAT = "0.5"
-DEAD_AFTER = "3"
+DEAD_AFTER = "5"
 TAKEOVER_LINE = "took over worker w2"
 
 

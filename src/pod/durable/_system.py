@@ -160,9 +160,13 @@ async def launch(settings: DurableSettings | None = None) -> None:
     _process.settings = settings  # before DBOS recovers runs, which open the journal
     DBOS(config=_config(settings))
     heartbeat = _heartbeat(settings)
+    # Registered before DBOS takes runs, so a worker never holds a run without a row (but a
+    # database DBOS has not created yet has no table: then just after).
+    registered = heartbeat is not None and _registered(heartbeat)
     DBOS.launch()
     if heartbeat is not None:
-        heartbeat.register()  # a restarted worker takes its name back
+        if not registered:
+            heartbeat.register()
         heartbeat.start()
         _process.heartbeat = heartbeat
     # The queue's limits live in the database: the last worker to start sets them.
@@ -199,6 +203,16 @@ def _heartbeat(settings: DurableSettings) -> Heartbeat | None:
         dead_after_seconds=settings.dead_after_seconds,
         on_fenced=_exit_fenced,
     )
+
+
+def _registered(heartbeat: Heartbeat) -> bool:
+    """Register ``heartbeat``; ``False`` if the database is not there yet."""
+    try:
+        heartbeat.register()
+    except Exception:  # the database does not exist yet: DBOS.launch creates it
+        heartbeat.close()
+        return False
+    return True
 
 
 def _exit_fenced(error: TakeoverError) -> None:

@@ -120,9 +120,16 @@ class Heartbeat:
         self._stop.set()
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout=10)
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection, even a broken one (the next use opens another)."""
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            try:
+                connection.close()
+            except Exception:  # already broken
+                _log.debug("closing a broken connection failed", exc_info=True)
 
     def beat(self) -> None:
         """Refresh the row once.
@@ -187,7 +194,7 @@ class Heartbeat:
             except Exception as exc:  # the database is out of reach: beat again later
                 _log.warning("worker %s: heartbeat failed: %s", self.executor_id, exc)
                 self._healthy_since = None
-                self._drop_connection()
+                self.close()
                 continue
             now = time.monotonic()
             if self._healthy_since is None:
@@ -206,12 +213,4 @@ class Heartbeat:
                     )
             except Exception as exc:
                 _log.warning("worker %s: takeover failed: %s", self.executor_id, exc)
-                self._drop_connection()
-
-    def _drop_connection(self) -> None:
-        if self._connection is not None:
-            try:
-                self._connection.close()
-            except Exception:  # already broken
-                _log.debug("closing a broken connection failed", exc_info=True)
-            self._connection = None
+                self.close()
