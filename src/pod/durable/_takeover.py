@@ -186,31 +186,37 @@ class Heartbeat:
 
     def _loop(self) -> None:
         while not self._stop.wait(self._interval):
-            try:
-                self.beat()
-            except TakeoverError as exc:
-                self._on_fenced(exc)
+            if not self.tick(time.monotonic()):
                 return
-            except Exception as exc:  # the database is out of reach: beat again later
-                _log.warning("worker %s: heartbeat failed: %s", self.executor_id, exc)
-                self._healthy_since = None
-                self.close()
-                continue
-            now = time.monotonic()
-            if self._healthy_since is None:
-                self._healthy_since = now
-            if now - self._healthy_since < self._dead_after:
-                continue  # back from an outage: let the others beat again first
-            try:
-                for executor_id, silent, runs in self.take_over():
-                    _log.warning(
-                        "worker %s: took over worker %s (no heartbeat for %.1f s): "
-                        "%d run(s) back on the queue",
-                        self.executor_id,
-                        executor_id,
-                        silent,
-                        runs,
-                    )
-            except Exception as exc:
-                _log.warning("worker %s: takeover failed: %s", self.executor_id, exc)
-                self.close()
+
+    def tick(self, now: float) -> bool:
+        """One round of the thread at ``now`` (``time.monotonic``): beat, then take over
+        dead workers unless this worker is back from an outage. ``False``: fenced, stop."""
+        try:
+            self.beat()
+        except TakeoverError as exc:
+            self._on_fenced(exc)
+            return False
+        except Exception as exc:  # the database is out of reach: beat again later
+            _log.warning("worker %s: heartbeat failed: %s", self.executor_id, exc)
+            self._healthy_since = None
+            self.close()
+            return True
+        if self._healthy_since is None:
+            self._healthy_since = now
+        if now - self._healthy_since < self._dead_after:
+            return True  # back from an outage: let the others beat again first
+        try:
+            for executor_id, silent, runs in self.take_over():
+                _log.warning(
+                    "worker %s: took over worker %s (no heartbeat for %.1f s): "
+                    "%d run(s) back on the queue",
+                    self.executor_id,
+                    executor_id,
+                    silent,
+                    runs,
+                )
+        except Exception as exc:
+            _log.warning("worker %s: takeover failed: %s", self.executor_id, exc)
+            self.close()
+        return True
