@@ -20,7 +20,7 @@ import pytest
 
 from llm_worker import Finished
 from llm_worker.testing import pairing_problems
-from pod.durable import DurableRuns, RunOutcome
+from pod.durable import DurableRuns, RunDecision, RunOutcome
 
 from . import app
 from .conftest import TIMEOUT, Scene, counts, kill
@@ -32,9 +32,11 @@ DEAD_AFTER = "5"
 TAKEOVER_LINE = "took over worker w2"
 
 
-def _worker(scene: Scene, name: str, *, dead_after: str = DEAD_AFTER) -> list[str]:
+def _worker(
+    scene: Scene, name: str, *, dead_after: str = DEAD_AFTER, agent: str = "scale_agent"
+) -> list[str]:
     return [
-        "-m", "pod", "worker", "--app", "tests.durable.app:scale_agent",
+        "-m", "pod", "worker", "--app", f"tests.durable.app:{agent}",
         "--database", scene.database, "--executor-id", name,
         "--concurrency", str(CONCURRENCY), "--worker-concurrency", str(WORKER_CONCURRENCY),
         "--heartbeat", HEARTBEAT, "--dead-after", dead_after,
@@ -214,3 +216,33 @@ def test_a_second_worker_under_the_same_name_stops_the_first(postgres_scene: Sce
         "--executor-id: stopping\n"
     )
     assert newer.poll() is None, scene.output(newer)
+
+
+def test_a_paused_run_of_a_dead_worker_waits_in_the_worker_that_took_it_over(
+    postgres_scene: Scene,
+) -> None:
+    scene = postgres_scene
+    workers = {n: scene.start(_worker(scene, n, agent="approval_agent")) for n in ("w1", "w2")}
+    _wait_until(
+        "the workers start", lambda: all("serving" in scene.output(w) for w in workers.values())
+    )
+    with DurableRuns(scene.database) as runs:
+        runs.submit("approval", "a", run_id="run-a")
+        _wait_until("the run pauses", lambda: runs.get("run-a").status == "paused")
+        holder = runs.get("run-a").executor
+        assert holder in workers
+        kill(workers.pop(holder))
+        ((survivor_name, survivor),) = workers.items()
+        _wait_until(
+            "the run is taken over and pauses again",
+            lambda: (
+                runs.get("run-a").executor == survivor_name and runs.get("run-a").status == "paused"
+            ),
+        )
+        runs.approve("run-a", RunDecision(approve=(f"a-{app.APPROVAL_STEP}",)))
+        (outcome,) = _results(runs, ["run-a"])
+
+    assert f"took over worker {holder}" in scene.output(survivor)
+    assert isinstance(outcome.result, Finished)
+    assert not pairing_problems(outcome.history)
+    assert counts(scene.events(), "end ") == {f"a:{n}": 1 for n in range(app.STEPS)}
