@@ -179,18 +179,17 @@ def test_a_worker_declared_dead_stops_and_one_live_worker_takes_over(
     postgres_scene: Scene,
 ) -> None:
     """A worker frozen past ``--dead-after`` (SIGSTOP: a long pause, a cut-off network) is
-    taken over by exactly one of two live workers; thawed, it stops at once (exit 1) rather
-    than run beside the worker that took its runs."""
+    taken over by exactly one of two live workers, started together; thawed, it stops at
+    once (exit 1) rather than run beside the worker that took its runs."""
     scene, sessions = postgres_scene, 12
     slow = {"POD_TEST_TOOL_SECONDS": "0.05"}
-    workers = [scene.start(_worker(scene, name), **slow) for name in ("w1", "w2", "w3")]
-    _wait_until("the workers start", lambda: all("serving" in scene.output(w) for w in workers))
-    frozen = workers[1]
+    frozen = scene.start(_worker(scene, "w2"), **slow)  # alone first: it surely holds runs
+    _wait_until("w2 starts", lambda: "serving" in scene.output(frozen))
     with DurableRuns(scene.database) as runs:
         run_ids = [runs.submit("scale", f"s{i}", run_id=f"r{i}") for i in range(sessions)]
         _wait_until("w2 holds a run", lambda: bool(_held(runs, "w2")))
         frozen.send_signal(signal.SIGSTOP)
-        takers = (workers[0], workers[2])
+        takers = [scene.start(_worker(scene, name), **slow) for name in ("w1", "w3")]
         _wait_until(
             "w2 is taken over", lambda: any(TAKEOVER_LINE in scene.output(w) for w in takers)
         )

@@ -62,7 +62,7 @@ _DEAD: Final = (
 _MARK: Final = (
     f"UPDATE {_TABLE} SET taken_over_by = %s, taken_over_at = now() WHERE executor_id = %s"
 )
-_WHY_FENCED: Final = f"SELECT taken_over_by, incarnation FROM {_TABLE} WHERE executor_id = %s"
+_TAKEN_OVER_BY: Final = f"SELECT taken_over_by FROM {_TABLE} WHERE executor_id = %s"
 
 
 class TakeoverError(Exception):
@@ -140,11 +140,11 @@ class Heartbeat:
         connection = self._connect()
         if connection.execute(_BEAT, (self.executor_id, self.incarnation)).rowcount == 1:
             return
-        row = connection.execute(_WHY_FENCED, (self.executor_id,)).fetchone()
+        row = connection.execute(_TAKEN_OVER_BY, (self.executor_id,)).fetchone()
         if row is not None and row[0] is not None:
             raise TakeoverError(
-                f"worker {self.executor_id} was declared dead (no heartbeat for "
-                f"{self._dead_after:g} s) and its runs were taken over by {row[0]}"
+                f"worker {self.executor_id} was declared dead (its heartbeat was late) and "
+                f"its runs were taken over by {row[0]}"
             )
         raise TakeoverError(
             f"another process registered as worker {self.executor_id}: give each worker "
