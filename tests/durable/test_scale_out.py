@@ -16,6 +16,7 @@ import subprocess
 import time
 from collections.abc import Callable
 
+import psycopg
 import pytest
 
 from llm_worker import Finished
@@ -70,6 +71,34 @@ def _wait_until(what: str, ready: Callable[[], bool]) -> None:
 def _held(runs: DurableRuns, worker: str) -> set[str]:
     """The runs in progress that ``worker`` holds."""
     return {i.run_id for i in runs.list_runs() if i.status == "running" and i.executor == worker}
+
+
+def _freeze_holding_runs(
+    runs: DurableRuns, process: subprocess.Popen[str], worker: str, *, alone: bool = False
+) -> set[str]:
+    """Stop ``process`` (SIGSTOP) at a moment it holds runs; return them. A worker between
+    two runs holds none for an instant: then it goes on, and the next moment is tried.
+    ``alone``: it is the database's only worker, to stay frozen: also not inside a
+    transaction, whose locks would stall the others until it thaws."""
+    while True:
+        _wait_until(f"{worker} holds a run", lambda: bool(_held(runs, worker)))
+        process.send_signal(signal.SIGSTOP)
+        held = _held(runs, worker)  # it can change nothing now
+        if held and not (alone and _in_a_transaction(runs.database)):
+            return held
+        process.send_signal(signal.SIGCONT)
+
+
+def _in_a_transaction(database: str) -> bool:
+    """Whether a session of ``database`` is inside a transaction (other than the one where
+    DBOS holds an advisory lock, which others only try, and which times out)."""
+    with psycopg.connect(database, autocommit=True) as connection:
+        row = connection.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid() AND state LIKE 'idle in transaction%' "
+            "AND query NOT LIKE '%pg_try_advisory_xact_lock%'"
+        ).fetchone()
+    return row is not None and row[0] > 0
 
 
 def _results(runs: DurableRuns, run_ids: list[str]) -> list[RunOutcome]:
@@ -128,20 +157,16 @@ def test_a_killed_worker_is_taken_over_and_the_other_finishes_all_fifty(
     assert (submitted.returncode, submitted.stdout) == (0, "r0\n"), submitted.stderr
     with DurableRuns(scene.database) as runs:
         run_ids = ["r0"] + [runs.submit("scale", f"s{i}", run_id=f"r{i}") for i in range(1, 50)]
-        _wait_until(
-            "15 sessions finish, w2 holds a run",
-            lambda: _finished_sessions(scene) >= 15 and bool(_held(runs, "w2")),
-        )
+        _wait_until("15 sessions finish", lambda: _finished_sessions(scene) >= 15)
+        held_by_w2 = _freeze_holding_runs(runs, second, "w2")
         kill(second)  # and never restarted
         assert _finished_sessions(scene) < sessions
-        held_by_w2 = _held(runs, "w2")
         outcomes = _results(runs, run_ids)
         listed = {info.run_id: info for info in runs.list_runs()}
 
     assert TAKEOVER_LINE in scene.output(first)
     assert first.poll() is None  # alive: it was never declared dead itself
     _check_every_session(scene, sessions, outcomes)
-    assert held_by_w2, "w2 held no run at the kill: nothing was taken over"
     assert {listed[run_id].executor for run_id in held_by_w2} == {"w1"}
     shown = scene.run(["-m", "pod", "runs", "--json", "--database", scene.database])
     assert {r["run_id"]: r["executor"] for r in json.loads(shown.stdout)} == {
@@ -160,6 +185,7 @@ def test_a_worker_restarted_under_its_name_runs_nothing_twice(
     with DurableRuns(scene.database) as runs:
         run_ids = [runs.submit("scale", f"s{i}", run_id=f"r{i}") for i in range(sessions)]
         _wait_until("6 sessions finish", lambda: _finished_sessions(scene) >= 6)
+        _freeze_holding_runs(runs, second, "w2")
         kill(second)
         if when == "after the takeover":
             _wait_until("w1 takes over", lambda: TAKEOVER_LINE in scene.output(first))
@@ -187,8 +213,7 @@ def test_a_worker_declared_dead_stops_and_one_live_worker_takes_over(
     _wait_until("w2 starts", lambda: "serving" in scene.output(frozen))
     with DurableRuns(scene.database) as runs:
         run_ids = [runs.submit("scale", f"s{i}", run_id=f"r{i}") for i in range(sessions)]
-        _wait_until("w2 holds a run", lambda: bool(_held(runs, "w2")))
-        frozen.send_signal(signal.SIGSTOP)
+        _freeze_holding_runs(runs, frozen, "w2", alone=True)
         takers = [scene.start(_worker(scene, name), **slow) for name in ("w1", "w3")]
         _wait_until(
             "w2 is taken over", lambda: any(TAKEOVER_LINE in scene.output(w) for w in takers)
