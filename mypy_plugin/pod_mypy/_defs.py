@@ -25,6 +25,7 @@ from mypy.nodes import (
     Node,
     OverloadedFuncDef,
     RefExpr,
+    SymbolTableNode,
     TypeInfo,
     Var,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "definition",
     "event_name",
     "function_of",
+    "held_by_instance",
     "hook_input",
     "instance_class",
 ]
@@ -65,6 +67,20 @@ def function_of(node: Node | None) -> FuncDef | None:
     if isinstance(node, OverloadedFuncDef):
         return function_of(node.impl)
     return None
+
+
+def held_by_instance(info: TypeInfo, name: str, symbol: SymbolTableNode) -> bool:
+    """Whether an attribute of ``info`` is held by each instance, so a value of the class may
+    carry anything its type allows. A class variable (``ClassVar``, or one a base declares so,
+    like pydantic's ``model_config``) and what a mypy plugin generates from the class body
+    (``__dataclass_fields__``) belong to the class: hook code that reads one is checked there."""
+    if symbol.plugin_generated:
+        return False
+    for base in info.mro:
+        declared = base.names.get(name)
+        if declared is not None and isinstance(declared.node, Var) and declared.node.is_classvar:
+            return False
+    return True
 
 
 def definition(expr: Expression, checker: TypeChecker) -> Definition | None:

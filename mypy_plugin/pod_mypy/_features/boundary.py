@@ -93,7 +93,7 @@ from .._consts import (
     UNVERIFIABLE_CODE,
     UNVERIFIABLE_DECLARED,
 )
-from .._defs import class_of, definition, event_name, function_of, hook_input
+from .._defs import class_of, definition, event_name, function_of, held_by_instance, hook_input
 from .._hooks import HookSite, ModuleHooks
 from .._origin import HOST_PACKAGES, hook_may_use, is_library, is_stdlib
 from .._provenance import Provenance
@@ -915,8 +915,8 @@ def _closed(typ: Type | None, modules: dict[str, MypyFile], memo: dict[str, bool
         and _closed(expand_type_by_instance(symbol.node.type, proper), modules, memo)
         for base in info.mro
         if not is_library(base.module_name, modules)
-        for symbol in base.names.values()
-        if isinstance(symbol.node, Var)
+        for name, symbol in base.names.items()
+        if isinstance(symbol.node, Var) and held_by_instance(info, name, symbol)
     )
     memo[key] = closed
     return closed
