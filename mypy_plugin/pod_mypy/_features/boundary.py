@@ -46,6 +46,7 @@ from mypy.nodes import (
     OverloadedFuncDef,
     RefExpr,
     StrExpr,
+    SuperExpr,
     TypeInfo,
     Var,
 )
@@ -93,7 +94,15 @@ from .._consts import (
     UNVERIFIABLE_CODE,
     UNVERIFIABLE_DECLARED,
 )
-from .._defs import class_of, definition, event_name, function_of, held_by_instance, hook_input
+from .._defs import (
+    class_of,
+    definition,
+    event_name,
+    function_of,
+    held_by_instance,
+    hook_input,
+    super_targets,
+)
 from .._hooks import HookSite, ModuleHooks
 from .._origin import HOST_PACKAGES, hook_may_use, is_library, is_stdlib
 from .._provenance import Provenance
@@ -387,8 +396,32 @@ class _Walker:
             found = self._binding(expr, typ, hook_span) or self._code(expr, hook_span)
             if found is not None:
                 return found
+        if isinstance(expr, SuperExpr):
+            found = self._super(expr, hook_span)
+            if found is not None:
+                return found
         if typ is not None:
             return self._instance_code(typ, expr.line)
+        return None
+
+    def _super(self, expr: SuperExpr, hook_span: tuple[int, int]) -> _Finding | None:
+        """``super().name``: whatever it may run or hold, in any class that may be ``self``."""
+        for owner, node in super_targets(expr, self.provenance.classes, self._checker):
+            name = f"{owner.name}.{expr.name}"
+            if owner.module_name != self._module:
+                if is_library(owner.module_name, self._checker.modules) or self._pure_data(
+                    owner, built=True
+                ):
+                    continue
+                text = UNVERIFIABLE_CODE.format(name=name, module=owner.module_name)
+                return _Finding(HOOK_BOUNDARY, text, expr.line)
+            if isinstance(node, Var):
+                found = self._variable_binding(node, expr, node.type, hook_span)
+            else:
+                func = function_of(node)
+                found = self._follow_all([func], hook_span, name) if func is not None else None
+            if found is not None:
+                return found
         return None
 
     def _unlisted_stdlib(self, expr: Expression) -> str | None:
@@ -432,6 +465,11 @@ class _Walker:
         var = _variable(expr, self._checker)
         if var is None:
             return None
+        return self._variable_binding(var, expr, typ, hook_span)
+
+    def _variable_binding(
+        self, var: Var, expr: RefExpr | SuperExpr, typ: Type | None, hook_span: tuple[int, int]
+    ) -> _Finding | None:
         module = _variable_module(var, expr, self._module)
         if module == self._module:
             if hook_span[0] <= var.line <= hook_span[1]:
@@ -824,7 +862,7 @@ def _variable(expr: RefExpr, checker: TypeChecker) -> Var | None:
     return None
 
 
-def _variable_module(var: Var, expr: RefExpr, here: str) -> str:
+def _variable_module(var: Var, expr: RefExpr | SuperExpr, here: str) -> str:
     if var.info is not VAR_NO_INFO:
         return var.info.module_name
     if isinstance(expr, NameExpr) and expr.kind == LDEF:
