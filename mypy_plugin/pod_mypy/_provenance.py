@@ -55,6 +55,8 @@ from mypy.nodes import (
     ReturnStmt,
     StarExpr,
     Statement,
+    StrExpr,
+    SuperExpr,
     TryStmt,
     TupleExpr,
     TypeInfo,
@@ -117,6 +119,12 @@ def root_binding(expr: Expression, checker: TypeChecker) -> Var | None:
     while True:
         if isinstance(expr, NameExpr):
             return expr.node if isinstance(expr.node, Var) else None
+        owner = _namespace_owner(expr)
+        if _is_globals(expr):
+            return None
+        if owner is not None:
+            expr = owner  # ``X.__dict__``, ``vars(X)``: what is stored there is in X
+            continue
         if isinstance(expr, MemberExpr):
             var = _member_var(expr, checker)
             if var is not None:
@@ -166,9 +174,10 @@ class Provenance:
         """Every class defined in the module (nested ones too)."""
         self.hazards: list[tuple[int, str]] = []
         """Lines where mypy's view and the run differ (unreachable blocks, TYPE_CHECKING)."""
-        self.top_level_hazards: list[tuple[int, str]] = []
-        """What a module with hook code may not do anywhere: a TYPE_CHECKING split that binds
-        names at run time, patching another module, installing process-wide callbacks."""
+        self._setup_hazards: list[tuple[int, str]] = []
+        self._synthetic: list[Expression] = []
+        """Targets built for ``setattr(X, "a", v)`` and its spellings (kept alive: the
+        ``patched`` table is keyed by node identity)."""
         self._attached: dict[int, list[Expression]] = {}
         self._unknown: dict[Var, Var | None] = {}
         """Answers of :meth:`unknown_source` (one ``closed`` per module: the walker's)."""
@@ -180,6 +189,14 @@ class Provenance:
         self._walk(checker.tree.defs)
         self._calls_pending: list[Expression] | None = expressions
         """Calls that may store into a binding: read on the first question about flows."""
+
+    @property
+    def top_level_hazards(self) -> list[tuple[int, str]]:
+        """What a module with hook code may not do anywhere: a TYPE_CHECKING split that binds
+        names at run time, patching another module, replacing a method or a function's code,
+        installing process-wide callbacks."""
+        self._complete()
+        return self._setup_hazards
 
     def _complete(self) -> None:
         if self._calls_pending is not None:
@@ -260,10 +277,16 @@ class Provenance:
             self._add(target.expr, value)
             return
         base = target.base if isinstance(target, IndexExpr) else None
+        namespace = _namespace_owner(target.base) if isinstance(target, IndexExpr) else None
+        if isinstance(target, IndexExpr) and namespace is not None:
+            # ``X.__dict__["a"] = v``, ``vars(X)["a"] = v``, ``globals()["a"] = v``
+            self._set_attribute(namespace, target.index, value)
+            return
         if isinstance(base, RefExpr) and base.fullname in PROCESS_WIDE_LISTS:
-            self.top_level_hazards.append((target.line, f"changing {base.fullname}"))
+            self._setup_hazards.append((target.line, f"changing {base.fullname}"))
         if isinstance(target, MemberExpr):
             self._note_patch(target)
+            self._note_replaced_code(target)
         elif (
             isinstance(target, NameExpr)
             and target.kind == GDEF
@@ -275,6 +298,61 @@ class Provenance:
         var = root_binding(target, self._checker)
         if var is not None:
             self._flows.setdefault(var, []).append(_Flow(value, value.line))
+
+    def _set_attribute(self, owner: Expression, name: Expression, value: Expression) -> None:
+        """``setattr(X, "a", v)`` (and ``X.__setattr__``, ``object.__setattr__``,
+        ``X.__dict__[...]``, ``vars(X)[...]``) is ``X.a = v``. With a computed name it
+        taints ``X`` as a whole; a class, module or function has no binding to taint, so
+        that is refused."""
+        if isinstance(name, StrExpr):
+            target = self._attribute_target(owner, name.value)
+            if target is not None:
+                self._add(target, value)
+            return
+        node = owner.node if isinstance(owner, RefExpr) else None
+        if isinstance(node, TypeInfo | MypyFile) or function_of(node) or _is_globals(owner):
+            shown = "globals()" if _is_globals(owner) else f'"{getattr(node, "name", "?")}"'
+            self._setup_hazards.append(
+                (owner.line, f"setting an attribute of {shown} by a computed name")
+            )
+            return
+        var = root_binding(owner, self._checker)
+        if var is not None:
+            self._flows.setdefault(var, []).append(_Flow(value, value.line))
+
+    def _attribute_target(self, owner: Expression, name: str) -> Expression | None:
+        if _is_globals(owner):
+            symbol = self._checker.tree.names.get(name)
+            if symbol is None:
+                return None
+            target: RefExpr = NameExpr(name)
+            target.kind = GDEF
+        else:
+            target = MemberExpr(owner, name)
+            module = owner.node if isinstance(owner, RefExpr) else None
+            symbol = module.names.get(name) if isinstance(module, MypyFile) else None
+        if symbol is not None:
+            target.node = symbol.node
+        target.set_line(owner)
+        self._synthetic.append(target)
+        return target
+
+    def _note_replaced_code(self, target: MemberExpr) -> None:
+        """Assigning a method's name (on the class or an instance, which shadows it) or an
+        attribute of a function (``f.__code__``, ``f.__defaults__``) changes what code runs
+        under a name the plugin follows: never allowed in a module with hook code."""
+        base = target.expr
+        if isinstance(base, NameExpr | MemberExpr) and function_of(base.node) is not None:
+            what = f'assigning attribute "{target.name}" of function "{base.name}"'
+            self._setup_hazards.append((target.line, what))
+            return
+        owner = base.node if isinstance(base, RefExpr) else None
+        if not isinstance(owner, TypeInfo):
+            owner = class_of(self._checker.lookup_type_or_none(base))
+        symbol = owner.get(target.name) if owner is not None else None
+        if owner is not None and symbol is not None and function_of(symbol.node) is not None:
+            what = f'replacing method "{owner.name}.{target.name}"'
+            self._setup_hazards.append((target.line, what))
 
     def _note_patch(self, target: MemberExpr) -> None:
         base = target.expr
@@ -291,7 +369,7 @@ class Provenance:
                 owner = base.node.module_name
             if owner != self._checker.tree.fullname:
                 # Setup code may patch its own module, never another one.
-                self.top_level_hazards.append(
+                self._setup_hazards.append(
                     (target.line, f'assigning attribute "{target.name}" of {what}')
                 )
             return
@@ -366,7 +444,7 @@ class Provenance:
             if any(_names_type_checking(e) for e in node.expr):
                 self.hazards.append((node.line, "type_checking"))
                 if node.else_body is not None and node.line in self._top_lines:
-                    self.top_level_hazards.append((node.line, MODULE_HAZARD))
+                    self._setup_hazards.append((node.line, MODULE_HAZARD))
             pending.extend(node.body)
             if node.else_body is not None:
                 pending.append(node.else_body)
@@ -404,6 +482,8 @@ class Provenance:
     def _expressions(self, expressions: Iterable[Expression]) -> None:
         """Walrus targets, and calls that may store their arguments."""
         for expr in expressions:
+            if isinstance(expr, CallExpr):
+                self._setattr_call(expr)
             if isinstance(expr, AssignmentExpr):
                 self._add(expr.target, expr.value)
             elif isinstance(expr, CallExpr) and isinstance(expr.callee, MemberExpr):
@@ -413,6 +493,35 @@ class Provenance:
             elif isinstance(expr, CallExpr) and isinstance(expr.callee, CallExpr | NameExpr):
                 for argument in expr.args:
                     self._attach(expr.callee, argument)
+
+    def _setattr_call(self, call: CallExpr) -> None:
+        """``setattr(X, n, v)``, ``object.__setattr__(X, n, v)``, ``X.__setattr__(n, v)``,
+        ``super().__setattr__(n, v)``."""
+        callee, args = call.callee, call.args
+        if isinstance(callee, RefExpr) and callee.fullname == "builtins.setattr":
+            if len(args) == 3:
+                self._set_attribute(args[0], args[1], args[2])
+        elif isinstance(callee, MemberExpr) and callee.name == "__setattr__":
+            receiver = get_proper_type(self._checker.lookup_type_or_none(callee.expr))
+            if isinstance(receiver, Instance) and len(args) == 2:
+                self._set_attribute(callee.expr, args[0], args[1])
+            elif len(args) == 3:  # unbound, through a class
+                self._set_attribute(args[0], args[1], args[2])
+        elif isinstance(callee, SuperExpr) and callee.name == "__setattr__" and len(args) == 2:
+            self._super_setattr(callee, args[0], args[1])
+
+    def _super_setattr(self, callee: SuperExpr, name: Expression, value: Expression) -> None:
+        info = callee.info
+        if info is None:
+            return
+        names = [name.value] if isinstance(name, StrExpr) else list(info.names)
+        for attribute in names:
+            symbol = info.get(attribute)
+            if symbol is not None and isinstance(symbol.node, Var):
+                self._flows.setdefault(symbol.node, []).append(_Flow(value, value.line))
+            elif symbol is not None and function_of(symbol.node) is not None:
+                what = f'replacing method "{info.name}.{attribute}"'
+                self._setup_hazards.append((callee.line, what))
 
     def _call(self, call: CallExpr, callee: MemberExpr) -> None:
         receiver = get_proper_type(self._checker.lookup_type_or_none(callee.expr))
@@ -533,6 +642,26 @@ def _code_in(value: Expression) -> Iterable[FuncItem | TypeInfo]:
                 func = function_of(expr.node)
                 if func is not None:
                     yield func
+
+
+def _namespace_owner(expr: Expression) -> Expression | None:
+    """``X`` for ``X.__dict__`` and ``vars(X)``; the ``globals()`` call itself."""
+    if isinstance(expr, MemberExpr) and expr.name == "__dict__":
+        return expr.expr
+    if isinstance(expr, CallExpr) and isinstance(expr.callee, RefExpr):
+        if expr.callee.fullname == "builtins.vars" and len(expr.args) == 1:
+            return expr.args[0]
+        if _is_globals(expr):
+            return expr
+    return None
+
+
+def _is_globals(expr: Expression) -> bool:
+    return (
+        isinstance(expr, CallExpr)
+        and isinstance(expr.callee, RefExpr)
+        and expr.callee.fullname == "builtins.globals"
+    )
 
 
 def _names_type_checking(expr: Expression) -> bool:
