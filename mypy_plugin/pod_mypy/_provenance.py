@@ -29,6 +29,7 @@ from mypy.nodes import (
     Block,
     CallExpr,
     ClassDef,
+    Context,
     Decorator,
     Expression,
     ExpressionStmt,
@@ -57,6 +58,7 @@ from mypy.nodes import (
     Statement,
     StrExpr,
     SuperExpr,
+    SymbolNode,
     TryStmt,
     TupleExpr,
     TypeInfo,
@@ -66,6 +68,7 @@ from mypy.nodes import (
 )
 from mypy.server.subexpr import get_subexpressions
 from mypy.types import Instance, Type, get_proper_type
+from mypy.util import correct_relative_import
 
 from ._consts import MODULE_HAZARD, PROCESS_WIDE_LISTS
 from ._defs import class_of, function_of
@@ -187,6 +190,8 @@ class Provenance:
         self._source_cache: list[str] | None = None
         self._top_lines = {statement.line for statement in checker.tree.defs}
         self._walk(checker.tree.defs)
+        for statements in (checker.tree.defs, *(info.defn.defs.body for info in self.classes)):
+            self._note_rebindings(statements)
         self._calls_pending: list[Expression] | None = expressions
         """Calls that may store into a binding: read on the first question about flows."""
 
@@ -259,9 +264,12 @@ class Provenance:
         for flow in self._flows.get(var, ()):
             yield from _code_in(flow.value)
 
-    def attached(self, function: FuncItem) -> Iterable[FuncItem | TypeInfo]:
-        """The code given to an attribute of ``function`` (``@f.register``,
-        ``f.register(int, impl)``): a ``functools.singledispatch`` function runs it."""
+    def attached(self, function: FuncItem | TypeInfo) -> Iterable[FuncItem | TypeInfo]:
+        """The code that may run when hook code calls ``function``: what is given to an
+        attribute of it (``@f.register``, ``f.register(int, impl)``: a
+        ``functools.singledispatch`` function runs it), and every other binding of its name in
+        its scope (a conditional or redefined ``def``/``class``, an import it replaces or that
+        replaces it, a function assigned to its name): mypy keeps one of them, the run any."""
         self._complete()
         for value in self._attached.get(id(function), ()):
             yield from _code_in(value)
@@ -353,6 +361,87 @@ class Provenance:
         if owner is not None and symbol is not None and function_of(symbol.node) is not None:
             what = f'replacing method "{owner.name}.{target.name}"'
             self._setup_hazards.append((target.line, what))
+
+    def _note_rebindings(self, statements: list[Statement]) -> None:
+        """Attach to each function and class bound to a name of one scope (the module, a
+        class body) every other binding of that name there."""
+        bound: dict[str, list[_Binding]] = {}
+        self._bindings(statements, bound)
+        for name, bindings in bound.items():
+            owners = [b.code for b in bindings if b.code is not None]
+            if len(bindings) < 2 or not owners:
+                continue  # a variable bound twice: its flows are tracked as usual
+            for binding in bindings:
+                if (
+                    binding.code is None
+                    and binding.variable is None
+                    and not _followable(binding.value)
+                ):
+                    what = f'rebinding "{name}" to a value the plugin cannot follow'
+                    self._setup_hazards.append((binding.value.line, what))
+                for owner in owners:
+                    if owner is not binding.code:
+                        self._attached.setdefault(id(owner), []).append(binding.value)
+                if binding.variable is not None:  # ``helper = None`` then ``def helper()``
+                    self._flows.setdefault(binding.variable, []).extend(
+                        _Flow(_reference(owner), binding.value.line) for owner in owners
+                    )
+
+    def _bindings(self, statements: Iterable[Node], bound: dict[str, list[_Binding]]) -> None:
+        """Every binding of a name in one scope (``def``, ``class``, ``import``,
+        ``name = value``), through ``if``/``try``/loops but not into functions or classes."""
+        for node in statements:
+            if isinstance(node, FuncDef | Decorator | OverloadedFuncDef):
+                func = function_of(node)
+                if func is not None:
+                    bound.setdefault(node.name, []).append(_Binding(_reference(func), func))
+            elif isinstance(node, ClassDef):
+                info = node.info
+                bound.setdefault(node.name, []).append(_Binding(_reference(info), info))
+            elif isinstance(node, AssignmentStmt):
+                for lvalue in node.lvalues:
+                    if isinstance(lvalue, NameExpr):
+                        var = lvalue.node if isinstance(lvalue.node, Var) else None
+                        bound.setdefault(lvalue.name, []).append(_Binding(node.rvalue, None, var))
+            elif isinstance(node, ImportFrom | ImportAll):
+                for name, value in self._imported(node):
+                    bound.setdefault(name, []).append(_Binding(value, _code_node(value)))
+            elif isinstance(node, IfStmt):
+                self._bindings([*node.body, *_optional(node.else_body)], bound)
+            elif isinstance(node, TryStmt):
+                blocks = [node.body, *node.handlers, *_optional(node.else_body)]
+                self._bindings([*blocks, *_optional(node.finally_body)], bound)
+            elif isinstance(node, ForStmt | WhileStmt):
+                self._bindings([node.body, *_optional(node.else_body)], bound)
+            elif isinstance(node, WithStmt):
+                self._bindings([node.body], bound)
+            elif isinstance(node, MatchStmt):
+                self._bindings(node.bodies, bound)
+            elif isinstance(node, Block):
+                self._bindings(node.body, bound)
+
+    def _imported(self, node: ImportFrom | ImportAll) -> list[tuple[str, Expression]]:
+        """The names an import binds, each as a reference to what it imports (an
+        unresolvable one refers to nothing)."""
+        tree = self._checker.tree
+        module_id, _ = correct_relative_import(
+            tree.fullname, node.relative, node.id, tree.is_package_init_file()
+        )
+        module = self._checker.modules.get(module_id)
+        if isinstance(node, ImportAll):
+            if module is None:
+                return []
+            return [
+                (name, _reference_to(symbol.node, node))
+                for name, symbol in module.names.items()
+                if symbol.module_public and symbol.node is not None
+            ]
+        found: list[tuple[str, Expression]] = []
+        for name, alias in node.names:
+            symbol = module.names.get(name) if module is not None else None
+            target = symbol.node if symbol is not None else None
+            found.append((alias or name, _reference_to(target, node)))
+        return found
 
     def _note_patch(self, target: MemberExpr) -> None:
         base = target.expr
@@ -622,7 +711,7 @@ _SHOWN: Final = 60
 _TYPE_CHECKING_NAMES: Final = frozenset({"TYPE_CHECKING", "MYPY"})
 
 
-def _reference(value: FuncDef) -> NameExpr:
+def _reference(value: FuncDef | TypeInfo) -> NameExpr:
     """A name bound to a function (what a decorator is given)."""
     name = NameExpr(value.name)
     name.node = value
@@ -642,6 +731,41 @@ def _code_in(value: Expression) -> Iterable[FuncItem | TypeInfo]:
                 func = function_of(expr.node)
                 if func is not None:
                     yield func
+
+
+@final
+class _Binding(NamedTuple):
+    """One binding of a name in a scope."""
+
+    value: Expression
+    """What it binds, as an expression (a reference for a ``def``, ``class`` or import)."""
+    code: FuncDef | TypeInfo | None
+    """The function or class it binds, when the binding is one."""
+    variable: Var | None = None
+    """The variable an assignment binds, when the name is one."""
+
+
+def _optional(block: Block | None) -> list[Block]:
+    return [block] if block is not None else []
+
+
+def _code_node(value: Expression) -> FuncDef | TypeInfo | None:
+    if not isinstance(value, RefExpr):
+        return None
+    return value.node if isinstance(value.node, TypeInfo) else function_of(value.node)
+
+
+def _followable(value: Expression) -> bool:
+    """A value whose code the plugin follows when it is bound to a function's name: a
+    lambda or a function or class named as such (not a call, a bound method, a partial)."""
+    return isinstance(value, LambdaExpr) or _code_node(value) is not None
+
+
+def _reference_to(node: SymbolNode | None, context: Context) -> NameExpr:
+    name = NameExpr(getattr(node, "name", "?"))
+    name.node = node
+    name.set_line(context)
+    return name
 
 
 def _namespace_owner(expr: Expression) -> Expression | None:

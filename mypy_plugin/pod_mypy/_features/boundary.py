@@ -17,6 +17,7 @@ its line, so it is itself reported (``hook-escape``) on a line it cannot silence
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Final, NamedTuple, TypeAlias, final
 
@@ -122,6 +123,7 @@ _SETUP_METHODS: Final = frozenset(
     {"__init__", "__new__", "__post_init__", "__init_subclass__", "__set_name__"}
 )
 """Methods of a hook class that run before it is registered: setup code."""
+_NO_LINE: Final = re.compile(r" \(line \{line\}\)")
 _LITERALS = (StrExpr, BytesExpr, IntExpr, FloatExpr, ComplexExpr, EllipsisExpr)
 
 
@@ -218,7 +220,8 @@ class _Walker:
         self._reach = reach
         self._module = checker.tree.fullname
         self._helpers: dict[int, _Finding | None] = {}
-        self._classes: dict[str, _Finding | None] = {}
+        self._classes: dict[int, _Finding | None] = {}
+        """By class identity: a conditional redefinition has the same fullname."""
         self._closed_memo: dict[str, bool] = {}
         self._sealed_memo: dict[str, bool] = {}
         self._subclasses = subclasses
@@ -265,6 +268,9 @@ class _Walker:
         assert isinstance(function, FuncItem)
         span = (site.first_line, site.last_line)
         self._check_expressions(site, get_subexpressions(function), span)
+        rebound = self._follow_all(self.provenance.attached(function), span, function.name)
+        if rebound is not None:  # another definition of the hook's name, a registered impl
+            self._report(site, rebound, Context(line=site.first_line))
         decorated = self.provenance.decorators.get(id(function))
         if decorated is not None:
             self._check_decorators(site, decorated.decorators)
@@ -506,7 +512,9 @@ class _Walker:
             return None
         if target.module != self._module:
             if is_library(target.module, self._checker.modules):
-                return None
+                # What a ``def`` of this module may bind in its place (``except ImportError:``).
+                attached = self.provenance.attached(target.node)
+                return self._follow_all(attached, hook_span, target.name)
             if isinstance(target.node, TypeInfo) and self._pure_data(target.node, built=True):
                 return None
             text = UNVERIFIABLE_CODE.format(name=target.name, module=target.module)
@@ -536,16 +544,16 @@ class _Walker:
         module (virtual dispatch) and its metaclass; functions bound in its body."""
         if info.fullname in self._site_classes:
             return None
-        if info.fullname in self._classes:
-            return self._classes[info.fullname]
-        self._classes[info.fullname] = None  # recursion ends here
+        if id(info) in self._classes:
+            return self._classes[id(info)]
+        self._classes[id(info)] = None  # recursion ends here
         hidden = self._hidden_override(info)
         if hidden is not None:
             text = HIDDEN_OVERRIDE.format(
                 name=info.name, sub=hidden.name, module=hidden.module_name
             )
-            self._classes[info.fullname] = _Finding(HOOK_BOUNDARY, text, info.line)
-            return self._classes[info.fullname]
+            self._classes[id(info)] = _Finding(HOOK_BOUNDARY, text, info.line)
+            return self._classes[id(info)]
         related = [
             base for base in info.mro if not is_library(base.module_name, self._checker.modules)
         ]
@@ -562,6 +570,7 @@ class _Walker:
                     break
                 continue
             code: list[FuncItem | TypeInfo] = self._named_in_body(cls)
+            code.extend(self.provenance.attached(cls))  # a conditional or redefined class
             for symbol in cls.names.values():
                 func = function_of(symbol.node)
                 if func is not None:
@@ -586,7 +595,7 @@ class _Walker:
                 break
         if found is not None and name not in found.via[:1]:
             found = _Finding(found.code, found.text, found.line, (name, *found.via))
-        self._classes[info.fullname] = found
+        self._classes[id(info)] = found
         return found
 
     def _named_in_body(self, cls: TypeInfo) -> list[FuncItem | TypeInfo]:
@@ -617,7 +626,13 @@ class _Walker:
                 if not here:
                     module = _function_module(item)
                     if is_library(module, self._checker.modules):
-                        continue
+                        # Held in a variable or bound to a name (``RUN = eval``): the same
+                        # functions are refused as when hook code names them.
+                        what = self._library_escape(item)
+                        if what is None:
+                            continue
+                        via: tuple[str, ...] = (name,) if name is not None else ()
+                        return _Finding(HOOK_ESCAPE, ESCAPE.format(what=what), 0, via)
                     text = UNVERIFIABLE_CODE.format(name=item.name, module=module)
                     inner = _Finding(HOOK_BOUNDARY, text, item.line)
                 else:
@@ -626,6 +641,13 @@ class _Walker:
                 via = inner.via if name is None or inner.via[:1] == (name,) else (name, *inner.via)
                 return _Finding(inner.code, inner.text, inner.line, via)
         return None
+
+    def _library_escape(self, func: FuncItem) -> str | None:
+        if not isinstance(func, FuncDef):
+            return None
+        reference = NameExpr(func.name)
+        reference.node, reference.fullname = func, func.fullname
+        return escape(reference, None) or self._unlisted_stdlib(reference)
 
     def _helper(self, function: FuncItem) -> _Finding | None:
         key = id(function)
@@ -738,7 +760,9 @@ class _Walker:
     def _report(self, site: HookSite, finding: _Finding, context: Context) -> None:
         self.findings += 1
         if finding.via:
-            message = HELPER_REACHES.format(
+            # A library function has no line of the project to point at.
+            template = HELPER_REACHES if finding.line > 0 else _NO_LINE.sub("", HELPER_REACHES)
+            message = template.format(
                 hook=site.name,
                 helper=" -> ".join(finding.via),
                 problem=finding.text,
