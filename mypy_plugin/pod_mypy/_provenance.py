@@ -178,6 +178,8 @@ class Provenance:
         self.hazards: list[tuple[int, str]] = []
         """Lines where mypy's view and the run differ (unreachable blocks, TYPE_CHECKING)."""
         self._setup_hazards: list[tuple[int, str]] = []
+        self._passed: set[int] = set()
+        """Expressions assigned to a binding (an alias is tracked), by node identity."""
         self._synthetic: list[Expression] = []
         """Targets built for ``setattr(X, "a", v)`` and its spellings (kept alive: the
         ``patched`` table is keyed by node identity)."""
@@ -263,6 +265,18 @@ class Provenance:
         self._complete()
         for flow in self._flows.get(var, ()):
             yield from _code_in(flow.value)
+        # ``H2 = HANDLER``: what the bindings it is built from hold (not through values that
+        # cannot hold code, ``COUNT = len(HANDLERS)``).
+        seen = {var}
+        pending = [] if self._closed_by_type(var) else list(self._sources_of(var))
+        while pending:
+            source = pending.pop()
+            if source in seen or self._closed_by_type(source):
+                continue
+            seen.add(source)
+            for flow in self._flows.get(source, ()):
+                yield from _code_in(flow.value)
+            pending.extend(self._sources_of(source))
 
     def attached(self, function: FuncItem | TypeInfo) -> Iterable[FuncItem | TypeInfo]:
         """The code that may run when hook code calls ``function``: what is given to an
@@ -306,6 +320,23 @@ class Provenance:
         var = root_binding(target, self._checker)
         if var is not None:
             self._flows.setdefault(var, []).append(_Flow(value, value.line))
+            self._note_alias(var, value)
+
+    def _note_alias(self, var: Var, value: Expression) -> None:
+        """``M = L``, ``D = X.__dict__``, ``E = X.items[0]``: ``var`` is (part of) another
+        binding's mutable value, so what is stored through ``var`` is stored there too."""
+        self._passed.add(id(value))
+        if not isinstance(value, NameExpr | MemberExpr | IndexExpr | CallExpr):
+            return
+        if isinstance(value, CallExpr) and _namespace_owner(value) is None:
+            return
+        if var.type is not None and self._immutable(var.type):
+            return
+        alias = root_binding(value, self._checker)
+        if alias is not None and alias is not var:
+            reference = NameExpr(var.name)
+            reference.node = var
+            self._flows.setdefault(alias, []).append(_Flow(reference, value.line))
 
     def _set_attribute(self, owner: Expression, name: Expression, value: Expression) -> None:
         """``setattr(X, "a", v)`` (and ``X.__setattr__``, ``object.__setattr__``,
@@ -570,9 +601,24 @@ class Provenance:
 
     def _expressions(self, expressions: Iterable[Expression]) -> None:
         """Walrus targets, and calls that may store their arguments."""
+        called: set[int] = set()
+        handled = self._passed  # a namespace assigned to a binding is tracked as an alias
         for expr in expressions:
             if isinstance(expr, CallExpr):
                 self._setattr_call(expr)
+                called.add(id(expr.callee))
+                if isinstance(expr.callee, MemberExpr):
+                    handled.add(id(expr.callee.expr))  # ``X.__dict__.update(...)``: stores in X
+            elif isinstance(expr, IndexExpr):
+                handled.add(id(expr.base))
+            hidden = _hides_a_store(expr)
+            if (
+                hidden is not None
+                and id(expr) not in called
+                and (hidden == "setter" or id(expr) not in handled)
+            ):
+                what = "passing setattr, __setattr__, __dict__, vars() or globals() around"
+                self._setup_hazards.append((expr.line, what))
             if isinstance(expr, AssignmentExpr):
                 self._add(expr.target, expr.value)
             elif isinstance(expr, CallExpr) and isinstance(expr.callee, MemberExpr):
@@ -766,6 +812,20 @@ def _reference_to(node: SymbolNode | None, context: Context) -> NameExpr:
     name.node = node
     name.set_line(context)
     return name
+
+
+def _hides_a_store(expr: Expression) -> str | None:
+    """A way to store an attribute (``setattr``, ``__setattr__``) or a namespace
+    (``X.__dict__``, ``vars(X)``, ``globals()``): only a direct call, an item or an alias is
+    tracked; passed anywhere else (``s = setattr``, ``partial(setattr, X)``,
+    ``operator.setitem(X.__dict__, ...)``) it would store out of sight."""
+    if isinstance(expr, RefExpr) and expr.fullname == "builtins.setattr":
+        return "setter"
+    if isinstance(expr, MemberExpr) and expr.name == "__setattr__":
+        return "setter"
+    if isinstance(expr, MemberExpr) and expr.name == "__dict__":
+        return "namespace"
+    return "namespace" if _namespace_owner(expr) is not None else None
 
 
 def _namespace_owner(expr: Expression) -> Expression | None:
