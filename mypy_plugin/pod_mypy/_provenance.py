@@ -396,18 +396,18 @@ class Provenance:
     def _note_rebindings(self, statements: list[Statement]) -> None:
         """Attach to each function and class bound to a name of one scope (the module, a
         class body) every other binding of that name there."""
-        bound: dict[str, list[_Binding]] = {}
+        bound: dict[str, list[tuple[Node, NameExpr | None]]] = {}
         self._bindings(statements, bound)
-        for name, bindings in bound.items():
+        for name, raw in bound.items():
+            if len(raw) < 2:
+                continue  # the usual case: nothing more to read
+            bindings = [self._binding(name, node, lvalue) for node, lvalue in raw]
             owners = [b.code for b in bindings if b.code is not None]
-            if len(bindings) < 2 or not owners:
+            if not owners:
                 continue  # a variable bound twice: its flows are tracked as usual
             for binding in bindings:
-                if (
-                    binding.code is None
-                    and binding.variable is None
-                    and not _followable(binding.value)
-                ):
+                unfollowed = binding.variable is None and not _followable(binding.value)
+                if binding.code is None and unfollowed:
                     what = f'rebinding "{name}" to a value the plugin cannot follow'
                     self._setup_hazards.append((binding.value.line, what))
                 for owner in owners:
@@ -418,25 +418,26 @@ class Provenance:
                         _Flow(_reference(owner), binding.value.line) for owner in owners
                     )
 
-    def _bindings(self, statements: Iterable[Node], bound: dict[str, list[_Binding]]) -> None:
-        """Every binding of a name in one scope (``def``, ``class``, ``import``,
+    def _bindings(
+        self, statements: Iterable[Node], bound: dict[str, list[tuple[Node, NameExpr | None]]]
+    ) -> None:
+        """Every statement that binds a name in one scope (``def``, ``class``, ``import``,
         ``name = value``), through ``if``/``try``/loops but not into functions or classes."""
         for node in statements:
-            if isinstance(node, FuncDef | Decorator | OverloadedFuncDef):
-                func = function_of(node)
-                if func is not None:
-                    bound.setdefault(node.name, []).append(_Binding(_reference(func), func))
-            elif isinstance(node, ClassDef):
-                info = node.info
-                bound.setdefault(node.name, []).append(_Binding(_reference(info), info))
+            if isinstance(node, FuncDef | Decorator | OverloadedFuncDef | ClassDef):
+                bound.setdefault(node.name, []).append((node, None))
             elif isinstance(node, AssignmentStmt):
                 for lvalue in node.lvalues:
                     if isinstance(lvalue, NameExpr):
-                        var = lvalue.node if isinstance(lvalue.node, Var) else None
-                        bound.setdefault(lvalue.name, []).append(_Binding(node.rvalue, None, var))
-            elif isinstance(node, ImportFrom | ImportAll):
-                for name, value in self._imported(node):
-                    bound.setdefault(name, []).append(_Binding(value, _code_node(value)))
+                        bound.setdefault(lvalue.name, []).append((node, lvalue))
+            elif isinstance(node, ImportFrom):
+                for name, alias in node.names:
+                    bound.setdefault(alias or name, []).append((node, None))
+            elif isinstance(node, ImportAll):
+                module = self._imported_module(node)
+                for name, symbol in module.names.items() if module is not None else ():
+                    if symbol.module_public and symbol.node is not None:
+                        bound.setdefault(name, []).append((node, None))
             elif isinstance(node, IfStmt):
                 self._bindings([*node.body, *_optional(node.else_body)], bound)
             elif isinstance(node, TryStmt):
@@ -451,28 +452,30 @@ class Provenance:
             elif isinstance(node, Block):
                 self._bindings(node.body, bound)
 
-    def _imported(self, node: ImportFrom | ImportAll) -> list[tuple[str, Expression]]:
-        """The names an import binds, each as a reference to what it imports (an
-        unresolvable one refers to nothing)."""
+    def _binding(self, name: str, node: Node, lvalue: NameExpr | None) -> _Binding:
+        if isinstance(node, AssignmentStmt) and lvalue is not None:
+            var = lvalue.node if isinstance(lvalue.node, Var) else None
+            return _Binding(node.rvalue, None, var)
+        if isinstance(node, ImportFrom | ImportAll):
+            # What the import binds (an unresolvable one refers to nothing).
+            module = self._imported_module(node)
+            imported = name
+            if isinstance(node, ImportFrom):
+                imported = next((n for n, alias in node.names if (alias or n) == name), name)
+            symbol = module.names.get(imported) if module is not None else None
+            value = _reference_to(symbol.node if symbol is not None else None, node)
+            return _Binding(value, _code_node(value))
+        code = node.info if isinstance(node, ClassDef) else function_of(node)
+        if code is None:
+            return _Binding(_reference_to(None, node), None)
+        return _Binding(_reference(code), code)
+
+    def _imported_module(self, node: ImportFrom | ImportAll) -> MypyFile | None:
         tree = self._checker.tree
         module_id, _ = correct_relative_import(
             tree.fullname, node.relative, node.id, tree.is_package_init_file()
         )
-        module = self._checker.modules.get(module_id)
-        if isinstance(node, ImportAll):
-            if module is None:
-                return []
-            return [
-                (name, _reference_to(symbol.node, node))
-                for name, symbol in module.names.items()
-                if symbol.module_public and symbol.node is not None
-            ]
-        found: list[tuple[str, Expression]] = []
-        for name, alias in node.names:
-            symbol = module.names.get(name) if module is not None else None
-            target = symbol.node if symbol is not None else None
-            found.append((alias or name, _reference_to(target, node)))
-        return found
+        return self._checker.modules.get(module_id)
 
     def _note_patch(self, target: MemberExpr) -> None:
         base = target.expr
@@ -599,35 +602,45 @@ class Provenance:
             self.classes.append(node.info)
             pending.append(node.defs)
 
-    def _expressions(self, expressions: Iterable[Expression]) -> None:
-        """Walrus targets, and calls that may store their arguments."""
-        called: set[int] = set()
-        handled = self._passed  # a namespace assigned to a binding is tracked as an alias
+    def _expressions(self, expressions: list[Expression]) -> None:
+        """Walrus targets, calls that may store their arguments, and ways to store out of
+        sight."""
+        hidden: list[tuple[Expression, str]] = []
         for expr in expressions:
-            if isinstance(expr, CallExpr):
-                self._setattr_call(expr)
-                called.add(id(expr.callee))
-                if isinstance(expr.callee, MemberExpr):
-                    handled.add(id(expr.callee.expr))  # ``X.__dict__.update(...)``: stores in X
-            elif isinstance(expr, IndexExpr):
-                handled.add(id(expr.base))
-            hidden = _hides_a_store(expr)
-            if (
-                hidden is not None
-                and id(expr) not in called
-                and (hidden == "setter" or id(expr) not in handled)
-            ):
-                what = "passing setattr, __setattr__, __dict__, vars() or globals() around"
-                self._setup_hazards.append((expr.line, what))
+            kind = _hides_a_store(expr)
+            if kind is not None:
+                hidden.append((expr, kind))
             if isinstance(expr, AssignmentExpr):
                 self._add(expr.target, expr.value)
-            elif isinstance(expr, CallExpr) and isinstance(expr.callee, MemberExpr):
-                self._call(expr, expr.callee)
-                for argument in expr.args:
-                    self._attach(expr.callee, argument)
-            elif isinstance(expr, CallExpr) and isinstance(expr.callee, CallExpr | NameExpr):
-                for argument in expr.args:
-                    self._attach(expr.callee, argument)
+            elif isinstance(expr, CallExpr):
+                callee = expr.callee
+                self._setattr_call(expr)
+                if isinstance(callee, MemberExpr):
+                    self._call(expr, callee)
+                if isinstance(callee, MemberExpr | CallExpr | NameExpr):
+                    for argument in expr.args:
+                        self._attach(callee, argument)
+        if hidden:
+            self._note_hidden_stores(expressions, hidden)
+
+    def _note_hidden_stores(
+        self, expressions: list[Expression], hidden: list[tuple[Expression, str]]
+    ) -> None:
+        """``setattr`` and ``__setattr__`` only called directly; a namespace only called,
+        indexed, used as a receiver (``X.__dict__.update(...)`` stores in X) or aliased."""
+        called: set[int] = set()
+        handled = set(self._passed)
+        for expr in expressions:
+            if isinstance(expr, CallExpr):
+                called.add(id(expr.callee))
+                if isinstance(expr.callee, MemberExpr):
+                    handled.add(id(expr.callee.expr))
+            elif isinstance(expr, IndexExpr):
+                handled.add(id(expr.base))
+        what = "passing setattr, __setattr__, __dict__, vars() or globals() around"
+        for expr, kind in hidden:
+            if id(expr) not in called and (kind == "setter" or id(expr) not in handled):
+                self._setup_hazards.append((expr.line, what))
 
     def _setattr_call(self, call: CallExpr) -> None:
         """``setattr(X, n, v)``, ``object.__setattr__(X, n, v)``, ``X.__setattr__(n, v)``,
@@ -752,6 +765,8 @@ _LEAVES: Final = frozenset(
     {ExpressionStmt, ReturnStmt, PassStmt, RaiseStmt, AssertStmt, Import, ImportFrom, ImportAll}
 )
 """Statements that bind nothing and hold no block (their calls are read separately)."""
+_SETATTR: Final = "builtins.setattr"
+_NAMESPACE_CALLS: Final = frozenset({"builtins.vars", "builtins.globals"})
 _SHOWN: Final = 60
 """Longest right-hand side a message quotes whole."""
 _TYPE_CHECKING_NAMES: Final = frozenset({"TYPE_CHECKING", "MYPY"})
@@ -819,13 +834,24 @@ def _hides_a_store(expr: Expression) -> str | None:
     (``X.__dict__``, ``vars(X)``, ``globals()``): only a direct call, an item or an alias is
     tracked; passed anywhere else (``s = setattr``, ``partial(setattr, X)``,
     ``operator.setitem(X.__dict__, ...)``) it would store out of sight."""
-    if isinstance(expr, RefExpr) and expr.fullname == "builtins.setattr":
-        return "setter"
-    if isinstance(expr, MemberExpr) and expr.name == "__setattr__":
-        return "setter"
-    if isinstance(expr, MemberExpr) and expr.name == "__dict__":
-        return "namespace"
-    return "namespace" if _namespace_owner(expr) is not None else None
+    kind = type(expr)
+    if kind is MemberExpr:
+        assert isinstance(expr, MemberExpr)
+        name = expr.name
+        if name == "__dict__":
+            return "namespace"
+        if name == "__setattr__" or expr.fullname == _SETATTR:
+            return "setter"
+    elif kind is NameExpr:
+        assert isinstance(expr, NameExpr)
+        if expr.fullname == _SETATTR:
+            return "setter"
+    elif kind is CallExpr:
+        assert isinstance(expr, CallExpr)
+        callee = expr.callee
+        if isinstance(callee, RefExpr) and callee.fullname in _NAMESPACE_CALLS:
+            return "namespace"
+    return None
 
 
 def _namespace_owner(expr: Expression) -> Expression | None:
