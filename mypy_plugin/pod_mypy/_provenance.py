@@ -316,6 +316,9 @@ class Provenance:
         ):
             # ``global X`` then ``X = ...`` in a function rebinds a module attribute.
             self.patched[id(target)] = f'rebinding module variable "{target.name}"'
+            if _code_node(target) is not None:
+                what = f'rebinding "{target.name}" in a function'
+                self._setup_hazards.append((target.line, what))
 
         var = root_binding(target, self._checker)
         if var is not None:
@@ -364,6 +367,9 @@ class Provenance:
             symbol = self._checker.tree.names.get(name)
             if symbol is None:
                 return None
+            if isinstance(symbol.node, FuncDef | Decorator | OverloadedFuncDef | TypeInfo):
+                what = f'rebinding "{name}" through globals()'
+                self._setup_hazards.append((owner.line, what))
             target: RefExpr = NameExpr(name)
             target.kind = GDEF
         else:
@@ -381,6 +387,20 @@ class Provenance:
         attribute of a function (``f.__code__``, ``f.__defaults__``) changes what code runs
         under a name the plugin follows: never allowed in a module with hook code."""
         base = target.expr
+        module = base.node if isinstance(base, RefExpr) else None
+        if isinstance(module, MypyFile):
+            # Another module's attributes: refused by _note_patch.
+            here = module.fullname == self._checker.tree.fullname
+            symbol = module.names.get(target.name) if here else None
+            if symbol is not None and isinstance(symbol.node, FuncDef | Decorator | TypeInfo):
+                what = f'replacing "{target.name}" of module "{module.fullname}"'
+                self._setup_hazards.append((target.line, what))
+            return
+        typ = get_proper_type(self._checker.lookup_type_or_none(base))
+        if isinstance(typ, Instance) and typ.type.fullname == "types.ModuleType":
+            what = f'assigning attribute "{target.name}" of a module object'
+            self._setup_hazards.append((target.line, what))
+            return
         if isinstance(base, NameExpr | MemberExpr) and function_of(base.node) is not None:
             what = f'assigning attribute "{target.name}" of function "{base.name}"'
             self._setup_hazards.append((target.line, what))
@@ -615,6 +635,10 @@ class Provenance:
             elif isinstance(expr, CallExpr):
                 callee = expr.callee
                 self._setattr_call(expr)
+                if isinstance(callee, RefExpr) and callee.fullname in _RUNS_SOURCE:
+                    # It binds names (``exec("f = ...")``, a walrus in ``eval``) out of sight.
+                    what = f"calling {callee.fullname.removeprefix('builtins.')}()"
+                    self._setup_hazards.append((expr.line, what))
                 if isinstance(callee, MemberExpr):
                     self._call(expr, callee)
                 if isinstance(callee, MemberExpr | CallExpr | NameExpr):
@@ -766,6 +790,7 @@ _LEAVES: Final = frozenset(
 )
 """Statements that bind nothing and hold no block (their calls are read separately)."""
 _SETATTR: Final = "builtins.setattr"
+_RUNS_SOURCE: Final = frozenset({"builtins.exec", "builtins.eval"})
 _NAMESPACE_CALLS: Final = frozenset({"builtins.vars", "builtins.globals"})
 _SHOWN: Final = 60
 """Longest right-hand side a message quotes whole."""
