@@ -351,16 +351,17 @@ class Provenance:
             if target is not None:
                 self._add(target, value)
             return
-        node = owner.node if isinstance(owner, RefExpr) else None
-        if isinstance(node, TypeInfo | MypyFile) or function_of(node) or _is_globals(owner):
-            shown = "globals()" if _is_globals(owner) else f'"{getattr(node, "name", "?")}"'
+        typ = get_proper_type(self._checker.lookup_type_or_none(owner))
+        plain = isinstance(typ, Instance) and typ.type.fullname != "types.ModuleType"
+        var = root_binding(owner, self._checker) if plain and not _is_globals(owner) else None
+        if var is None:
+            # A class, module or function object, globals(), or an object of no binding.
+            shown = "globals()" if _is_globals(owner) else f'"{self._text(owner)}"'
             self._setup_hazards.append(
                 (owner.line, f"setting an attribute of {shown} by a computed name")
             )
             return
-        var = root_binding(owner, self._checker)
-        if var is not None:
-            self._flows.setdefault(var, []).append(_Flow(value, value.line))
+        self._flows.setdefault(var, []).append(_Flow(value, value.line))
 
     def _attribute_target(self, owner: Expression, name: str) -> Expression | None:
         if _is_globals(owner):
