@@ -128,6 +128,10 @@ def root_binding(expr: Expression, checker: TypeChecker) -> Var | None:
         if owner is not None:
             expr = owner  # ``X.__dict__``, ``vars(X)``: what is stored there is in X
             continue
+        read = _read_attribute_of(expr)
+        if read is not None:
+            expr = read  # ``getattr(X, "a")``: part of X
+            continue
         if isinstance(expr, MemberExpr):
             var = _member_var(expr, checker)
             if var is not None:
@@ -792,7 +796,8 @@ _LEAVES: Final = frozenset(
 """Statements that bind nothing and hold no block (their calls are read separately)."""
 _SETATTR: Final = "builtins.setattr"
 _RUNS_SOURCE: Final = frozenset({"builtins.exec", "builtins.eval"})
-_NAMESPACE_CALLS: Final = frozenset({"builtins.vars", "builtins.globals"})
+_NAMESPACE_CALLS: Final = frozenset({"builtins.vars", "builtins.globals", "builtins.locals"})
+_LOCAL_NAMESPACES: Final = frozenset({"builtins.vars", "builtins.locals"})
 _SHOWN: Final = 60
 """Longest right-hand side a message quotes whole."""
 _TYPE_CHECKING_NAMES: Final = frozenset({"TYPE_CHECKING", "MYPY"})
@@ -892,12 +897,25 @@ def _namespace_owner(expr: Expression) -> Expression | None:
     return None
 
 
+def _read_attribute_of(expr: Expression) -> Expression | None:
+    """``X`` for ``getattr(X, n)``, ``X.__getattribute__(n)``, ``object.__getattribute__(X, n)``."""
+    if not isinstance(expr, CallExpr) or not expr.args:
+        return None
+    callee = expr.callee
+    if isinstance(callee, RefExpr) and callee.fullname == "builtins.getattr":
+        return expr.args[0]
+    if isinstance(callee, MemberExpr) and callee.name == "__getattribute__":
+        return expr.args[0] if len(expr.args) == 2 else callee.expr
+    return None
+
+
 def _is_globals(expr: Expression) -> bool:
-    return (
-        isinstance(expr, CallExpr)
-        and isinstance(expr.callee, RefExpr)
-        and expr.callee.fullname == "builtins.globals"
-    )
+    """``globals()``, or ``vars()``/``locals()`` without an argument (at module level, the
+    same dictionary)."""
+    if not isinstance(expr, CallExpr) or not isinstance(expr.callee, RefExpr):
+        return False
+    name = expr.callee.fullname
+    return name == "builtins.globals" or (name in _LOCAL_NAMESPACES and not expr.args)
 
 
 def _names_type_checking(expr: Expression) -> bool:
