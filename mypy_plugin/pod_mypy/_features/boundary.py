@@ -183,8 +183,10 @@ def check_module(
     walker = _Walker(checker, reach, subclasses, hooks.sites.values(), expressions)
     hazards = [*walker.provenance.top_level_hazards, *_process_wide(expressions, checker)]
     spans = [(site.first_line, site.last_line) for site in hooks.sites.values()]
+    setup = [span for site in hooks.sites.values() for span in _setup_spans(site.node)]
     for line, what in sorted(hazards):
-        if any(first <= line <= last for first, last in spans):
+        in_hook = any(first <= line <= last for first, last in spans)
+        if in_hook and not any(first <= line <= last for first, last in setup):
             continue  # in hook code: reported there, as hook code
         message = what if what == MODULE_HAZARD else MODULE_FORBIDS.format(what=what)
         fail(checker, message, Context(line=line), HOOK_ESCAPE)
@@ -843,6 +845,18 @@ def _process_wide(expressions: list[Expression], checker: TypeChecker) -> list[t
             if owner is not None and owner.module_name.partition(".")[0] in _INSTALLER_OWNERS:
                 found.append((expr.line, f"calling {owner.name}.{callee.name}()"))
     return found
+
+
+def _setup_spans(node: FuncItem | TypeInfo) -> list[tuple[int, int]]:
+    """The lines of a hook class's constructors: setup code inside the class's span."""
+    if not isinstance(node, TypeInfo):
+        return []
+    spans: list[tuple[int, int]] = []
+    for name, symbol in node.names.items():
+        func = function_of(symbol.node)
+        if func is not None and name.partition("-")[0] in _SETUP_METHODS:
+            spans.append((func.line, func.end_line or func.line))
+    return spans
 
 
 def _builds_hook(value: Expression) -> bool:
