@@ -19,9 +19,10 @@ __all__ = ["ModuleExpressions"]
 class ModuleExpressions:
     """The expressions of one module, all of them and by kind (each in source order)."""
 
-    __slots__ = ("calls", "casts", "members", "walruses")
+    __slots__ = ("all", "calls", "casts", "members", "walruses")
 
     def __init__(self, tree: MypyFile) -> None:
+        self.all = get_subexpressions(tree)
         self.calls: list[CallExpr] = []
         self.casts: list[CastExpr] = []
         self.members: list[MemberExpr] = []
@@ -34,7 +35,7 @@ class ModuleExpressions:
             MemberExpr: self.members,
             AssignmentExpr: self.walruses,
         }
-        for expr in get_subexpressions(tree):
+        for expr in self.all:
             bucket = buckets.get(type(expr))
             if bucket is not None:
                 bucket.append(expr)
