@@ -69,7 +69,6 @@ from mypy.types import (
 from .._consts import (
     ATTRIBUTE,
     ESCAPE,
-    ESCAPE_ATTRIBUTES,
     HAZARDS,
     HELPER_REACHES,
     HIDDEN_OVERRIDE,
@@ -408,7 +407,12 @@ class _Walker:
             text = self._reaches(typ) if typ is not None else None
             return _Finding(HOOK_BOUNDARY, text, expr.line) if text is not None else None
         if isinstance(expr, RefExpr) and self._names_library_code(expr):
-            return self._value_finding(expr, typ)
+            # _binding has nothing to say about it; _code may (a def bound in its place).
+            found = self._value_finding(expr, typ, instance_code=False)
+            found = found or self._code(expr, hook_span)
+            if found is not None or typ is None:
+                return found
+            return self._instance_code(typ, expr.line)
         found = self._value_finding(expr, typ, instance_code=False)
         if found is not None:
             return found
@@ -447,8 +451,8 @@ class _Walker:
 
     def _names_library_code(self, expr: RefExpr) -> bool:
         """Whether ``expr`` names a function or class of a library, or an attribute of a
-        library object: then :meth:`_binding` and :meth:`_code` have nothing to follow, and
-        only the value itself is judged (decided once per definition and module)."""
+        library object: then :meth:`_binding` has nothing to follow (decided once per
+        definition and module)."""
         node = expr.node
         if node is None:
             if not isinstance(expr, MemberExpr) or expr.fullname:
@@ -480,18 +484,12 @@ class _Walker:
         return quiet
 
     def _runs_library_code_only(self, expr: Expression, hook_span: tuple[int, int]) -> bool:
-        """For an expression of a quiet type: whether it is not a cast and not a reference
-        the checks below judge by what it names (a binding, a function, a class, a name of
-        the standard library). The hook's own variables and attributes of library objects
-        are not."""
+        """For an expression of a quiet type: whether it is not a cast, not ``super()`` and
+        not a reference the checks below judge by what it names (a binding, a function, a
+        class, a name of the standard library); the hook's own variables are not."""
         if isinstance(expr, NameExpr):
             return _is_local(expr, hook_span)
-        if isinstance(expr, MemberExpr):
-            if expr.node is not None or expr.fullname or expr.name in ESCAPE_ATTRIBUTES:
-                return False
-            owner = class_of(self._checker.lookup_type_or_none(expr.expr))
-            return owner is None or is_library(owner.module_name, self._checker.modules)
-        return not isinstance(expr, CastExpr | SuperExpr)  # super().x: see _super
+        return not isinstance(expr, MemberExpr | CastExpr | SuperExpr)  # super().x: _super
 
     def _super(self, expr: SuperExpr, hook_span: tuple[int, int]) -> _Finding | None:
         """``super().name``: whatever it may run or hold, in any class that may be ``self``."""
