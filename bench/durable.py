@@ -52,7 +52,7 @@ from llm_worker import (
     ScriptedReply,
 )
 from pod import HookRegistry, Pod, PodSettings, events
-from pod.durable import DurableAgent, DurableSettings, SyncMode, launch, shutdown
+from pod.durable import Checkpoints, DurableAgent, DurableSettings, SyncMode, launch, shutdown
 
 from .floor import ARGUMENTS, CLOCK, FINAL_TEXT
 from .workload import allow_tool, echo, make_runner, watch_request
@@ -61,12 +61,8 @@ __all__ = ["DurableFigures", "measure_durable", "print_durable"]
 
 TURN_COUNTS: Final = (100, 1_000)
 _REPEATS: Final = {100: 5, 1_000: 2}
-PER_TURN_TARGET: Final = {
-    "sqlite full": 3e-3,
-    "sqlite normal": 3e-3,
-    "postgres full": 5e-3,
-    "postgres normal": 5e-3,
-}
+PER_TURN_TARGET: Final = {"sqlite": 3e-3, "postgres": 5e-3}
+"""By database: the most a durable turn may cost (issue 15)."""
 FLATNESS_TARGET: Final = 1.5
 RECOVERY_TARGET: Final = 5.0
 POSTGRES_ENV: Final = "POD_BENCH_POSTGRES_URL"
@@ -240,16 +236,28 @@ async def _measure_backend(turn_counts: tuple[int, ...], repeats: dict[int, int]
     return figures
 
 
-def _settings(database: str, sync: SyncMode) -> DurableSettings:
-    return DurableSettings(database=database, sync=sync)
+@final
+@dataclass(frozen=True)
+class _Backend:
+    """One configuration measured: a database, a ``sync`` mode, a kind of checkpoint."""
+
+    database: str
+    sync: SyncMode
+    checkpoints: Checkpoints
+
+    def settings(self) -> DurableSettings:
+        return DurableSettings(database=self.database, sync=self.sync, checkpoints=self.checkpoints)
+
+    def argv(self) -> list[str]:
+        return [self.database, self.sync, self.checkpoints]
 
 
-def _recovery(database: str, sync: SyncMode, turns: int, folder: Path) -> float:
+def _recovery(backend: _Backend, turns: int, folder: Path) -> float:
     """Kill a ``turns``-turn run before its last request; time its recovery elsewhere."""
     signal_file = folder / f"blocked-{uuid.uuid4().hex[:6]}"
     env = dict(os.environ, POD_BENCH_SIGNAL=str(signal_file))
     run_id = f"recover-{uuid.uuid4().hex[:8]}"
-    base = [sys.executable, "-m", "bench.durable", "--child", database, sync, run_id, str(turns)]
+    base = [sys.executable, "-m", "bench.durable", "--child", *backend.argv(), run_id, str(turns)]
     first = subprocess.Popen([*base, "run"], env=env)
     try:
         while not signal_file.exists():
@@ -267,18 +275,18 @@ def _recovery(database: str, sync: SyncMode, turns: int, folder: Path) -> float:
     return float(second.stdout.strip())
 
 
-async def _child(database: str, sync: SyncMode, run_id: str, turns: int, mode: str) -> None:
+async def _child(backend: _Backend, run_id: str, turns: int, mode: str) -> None:
     _client.inner = ScriptedClient(then=_model_of_request(turns), record=False)
     if mode == "run":
         _client.block_at = turns  # the last model request (after ``turns`` tool results) hangs
-        await launch(_settings(database, sync))
+        await launch(backend.settings())
         await agent.run("go", run_id=run_id)
         return
     from pod.durable import DurableRuns
 
     started = time.perf_counter()
-    await launch(_settings(database, sync))  # recovery starts here
-    with DurableRuns(database) as runs:
+    await launch(backend.settings())  # recovery starts here
+    with DurableRuns(backend.database) as runs:
         outcome = await asyncio.to_thread(runs.result, run_id)
     elapsed = time.perf_counter() - started
     assert isinstance(outcome.result, Finished)
@@ -287,39 +295,45 @@ async def _child(database: str, sync: SyncMode, run_id: str, turns: int, mode: s
     sys.stdout.write(f"{elapsed}\n")
 
 
-def _backends(folder: Path) -> tuple[dict[str, tuple[str, SyncMode]], dict[str, str]]:
-    backends: dict[str, tuple[str, SyncMode]] = {
-        "sqlite full": (f"sqlite:///{folder / 'full.sqlite'}", "full"),
-        "sqlite normal": (f"sqlite:///{folder / 'normal.sqlite'}", "normal"),
-    }
+def _backends(
+    folder: Path, checkpoints: tuple[Checkpoints, ...]
+) -> tuple[dict[str, _Backend], dict[str, str]]:
+    """Every (database, sync, checkpoints) to measure, by name (``sqlite full journal``)."""
+    databases = {"sqlite": f"sqlite:///{folder}/{{name}}.sqlite"}
     skipped: dict[str, str] = {}
     server = os.environ.get(POSTGRES_ENV)
     if server:
         base, _, _ = server.rpartition("/")
-        database = f"{base}/pod_bench_{uuid.uuid4().hex[:8]}"
-        backends["postgres full"] = (database, "full")
-        backends["postgres normal"] = (database, "normal")
+        databases["postgres"] = f"{base}/pod_bench_{uuid.uuid4().hex[:8]}"  # one for all
     else:
         skipped["postgres"] = f"set {POSTGRES_ENV} to a server's URL (a database is created)"
+    backends: dict[str, _Backend] = {}
+    for engine, url in databases.items():
+        for kind in checkpoints:
+            for sync in ("full", "normal"):
+                name = f"{engine} {sync} {kind}"
+                backends[name] = _Backend(url.format(name=name.replace(" ", "-")), sync, kind)
     return backends, skipped
 
 
-async def measure_durable(*, quick: bool = False) -> DurableFigures:
+async def measure_durable(
+    *, quick: bool = False, checkpoints: tuple[Checkpoints, ...] = ("journal",)
+) -> DurableFigures:
     """Measure every backend in turn (DBOS runs one system database per process)."""
     turn_counts = (100,) if quick else TURN_COUNTS
     repeats = dict.fromkeys(turn_counts, 1) if quick else _REPEATS
     figures: dict[str, BackendFigures] = {}
     with tempfile.TemporaryDirectory(prefix="pod-bench-durable-") as tmp:
         folder = Path(tmp)
-        backends, skipped = _backends(folder)
-        for name, (database, sync) in backends.items():
-            await launch(_settings(database, sync))
+        backends, skipped = _backends(folder, checkpoints)
+        for name, backend in backends.items():
+            await launch(backend.settings())
             try:
                 figures[name] = await _measure_backend(turn_counts, repeats)
             finally:
                 shutdown()
             if not quick:  # blocks the loop: nothing else runs (DBOS's executor is shut down)
-                figures[name].recovery = _recovery(database, sync, TURN_COUNTS[-1], folder)
+                figures[name].recovery = _recovery(backend, TURN_COUNTS[-1], folder)
     return DurableFigures(backends=figures, skipped=skipped)
 
 
@@ -333,7 +347,7 @@ def print_durable(figures: DurableFigures, console: Console) -> None:
     for column in ("backend", "measure", "durable", "in memory", "ratio", "target", "met"):
         table.add_column(column)
     for name, backend in figures.backends.items():
-        target = PER_TURN_TARGET[name]
+        target = PER_TURN_TARGET[name.split()[0]]
         for turns, (durable, memory) in backend.per_turn.items():
             table.add_row(
                 name, f"per turn, N = {turns:,}", _ms(durable), _ms(memory - 0.0),
@@ -374,15 +388,27 @@ def _yes(met: bool) -> str:
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
-        database, sync, run_id, turns, mode = sys.argv[2:7]
+        database, sync, checkpoints, run_id, turns, mode = sys.argv[2:8]
         assert sync in ("full", "normal")
-        asyncio.run(_child(database, sync, run_id, int(turns), mode))  # type: ignore[arg-type]
+        assert checkpoints in ("journal", "dbos")
+        backend = _Backend(database, sync, checkpoints)  # type: ignore[arg-type]
+        asyncio.run(_child(backend, run_id, int(turns), mode))
         return
     parser = argparse.ArgumentParser(prog="python -m bench.durable", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="one short repeat (smoke test)")
+    parser.add_argument(
+        "--checkpoints",
+        choices=("journal", "dbos", "both"),
+        default="journal",
+        help="the kind of step checkpoint to measure (default: journal, the default setting)",
+    )
     arguments = parser.parse_args()
-    console = Console(width=None if sys.stdout.isatty() else 140)
-    print_durable(asyncio.run(measure_durable(quick=arguments.quick)), console)
+    kinds: tuple[Checkpoints, ...] = (
+        ("journal", "dbos") if arguments.checkpoints == "both" else (arguments.checkpoints,)
+    )
+    console = Console(width=None if sys.stdout.isatty() else 160)
+    figures = asyncio.run(measure_durable(quick=arguments.quick, checkpoints=kinds))
+    print_durable(figures, console)
 
 
 if __name__ == "__main__":

@@ -112,6 +112,8 @@ def _config(settings: DurableSettings) -> DBOSConfig:
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         config["db_engine_kwargs"] = {"creator": _sqlite_connector(path, settings.sync)}
+    elif settings.sync == "normal":  # DBOS's own commits (its steps too) skip the WAL flush
+        config["db_engine_kwargs"] = {"connect_args": {"options": "-c synchronous_commit=off"}}
     return config
 
 
