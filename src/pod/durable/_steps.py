@@ -40,7 +40,7 @@ from llm_worker import (
 
 from .._errors import PodError
 from .._summariser import Summariser, SummaryText
-from .._trace import TraceEvent, Tracer
+from .._trace import TraceEvent, Tracer, TracingHookPort
 from ._journal import Journal, dumps, loads
 
 __all__ = [
@@ -349,18 +349,24 @@ class _HookFailure:
 
 @final
 class StepHookPort:
-    """A hook port whose every question is a step: the decision is recorded, so a replay
-    takes the same path even if a hook is not deterministic, and a command hook is not run
-    again. Points without hooks stay free (``listens_to`` is the wrapped port's)."""
+    """A hook port whose every question to hooks is a step: the decision is recorded, so a
+    replay takes the same path even if a hook is not deterministic, and a command hook is
+    not run again. Points without hooks are not steps: the Worker does not ask them
+    (``listens_to`` is the wrapped port's), or, with a trace, their decision is the fixed
+    default, asked live (so a trace added or removed does not change a run's steps)."""
 
     def __init__(self, port: HookPort) -> None:
         self._port = port
         self._selective = port if isinstance(port, SelectiveHookPort) else None
+        self._tracing = port if isinstance(port, TracingHookPort) else None
 
     def listens_to(self, point: HookPoint[Any, Any], /) -> bool:
         return self._selective is None or self._selective.listens_to(point)
 
     async def ask(self, point: HookPoint[InputT, DecisionT], info: InputT, /) -> DecisionT:
+        if self._tracing is not None and not self._tracing.has_hooks_at(point):
+            return await self._port.ask(point, info)
+
         async def recorded() -> DecisionT | _HookFailure:
             try:
                 return await self._port.ask(point, info)
