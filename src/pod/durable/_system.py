@@ -8,7 +8,7 @@ Durability is an explicit setting (``sync``). ``"full"`` (the default) syncs eve
 checkpoint to disk before the run goes on, so a run survives a lost machine. ``"normal"``
 hands the checkpoint to the database without waiting for the disk: SQLite in WAL mode with
 ``synchronous=NORMAL``, PostgreSQL with ``synchronous_commit=off`` on the journal's
-connection. A crashed worker *process* loses nothing; a lost machine (power loss, kernel
+connection and DBOS's. A crashed worker *process* loses nothing; a lost machine (power loss, kernel
 panic; for PostgreSQL also a crashed server) may lose the last checkpoints, whose steps then
 run again. SQLite always uses WAL, so readers (``pod runs``) never block the worker.
 """
