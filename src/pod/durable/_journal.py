@@ -2,12 +2,12 @@
 
 A DBOS step costs two transactions (a check, then the record) and three hops to a thread:
 2-2.4 ms for an empty step on SQLite, 4.4-4.7 ms on PostgreSQL (``bench.durable_floor``), so
-two per turn already miss the targets (3 and 5 ms per turn). The journal keeps DBOS's contract for steps
-and does less per step: a step is one ``INSERT`` committed on a connection of its own
-(``pod_steps``: run id, sequence number, step name, pickled outcome), in the event loop's
-thread; a run reads its whole journal once, when it starts (empty for a new run, the
-recorded steps when it is recovered), never per step. A replayed step must have the
-recorded name, or the run fails (as DBOS's ``DBOSUnexpectedStepError``): the code changed.
+two per turn already miss the targets (3 and 5 ms per turn). The journal keeps DBOS's
+contract for steps and does less per step: a step is one ``INSERT`` committed on a
+connection of its own (``pod_steps``: run id, sequence number, step name, pickled outcome),
+in the event loop's thread; a run reads its whole journal once, when it starts (empty for a
+new run, the recorded steps when it is recovered), never per step. A replayed step must have
+the recorded name, or the run fails (as DBOS's ``DBOSUnexpectedStepError``): the code changed.
 
 Connections are per process and per database, shared by the runs of the process.
 """
