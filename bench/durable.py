@@ -41,7 +41,8 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final, final
+from tracemalloc import Snapshot
+from typing import Final, TypeAlias, final
 
 from rich.console import Console
 from rich.table import Table
@@ -269,33 +270,73 @@ async def _held(run: Callable[[], Awaitable[object]], client: _SwappableClient, 
         tracemalloc.stop()
 
 
+_Snapshots: TypeAlias = list[tuple[Snapshot, Snapshot]]
+"""(before, held) snapshot pairs, one per measure."""
+
+
 @final
 class _Baseline:
-    """Memory before the runs, taken after ``gc.collect()`` with tracemalloc started."""
+    """Memory before the runs, taken after ``gc.collect()`` with tracemalloc started.
 
-    def __init__(self) -> None:
+    With ``snapshots``, a snapshot is also taken at both ends and the pair appended there.
+    """
+
+    def __init__(self, snapshots: _Snapshots | None = None) -> None:
         gc.collect()
         tracemalloc.start()
         self.traced = tracemalloc.get_traced_memory()[0]
+        self._snapshots = snapshots
+        self._before = tracemalloc.take_snapshot() if snapshots is not None else None
 
     def held(self) -> int:
         """Bytes traced and alive now above the baseline (all threads)."""
-        # DBOS's threads (polling its queues and notifications) allocate and drop SQLAlchemy
-        # objects all the time: keep them off the GIL from the collection to the reading, so
-        # what is counted is what is alive, not their garbage of the moment.
+        # DBOS's threads poll its database all the time: keep them off the GIL from the
+        # collection to the reading, which then sees what the collection left alive.
         interval = sys.getswitchinterval()
         sys.setswitchinterval(60.0)
         try:
             gc.collect()
-            return tracemalloc.get_traced_memory()[0] - self.traced
+            held = tracemalloc.get_traced_memory()[0] - self.traced
+            if self._snapshots is not None and self._before is not None:
+                self._snapshots.append((self._before, tracemalloc.take_snapshot()))
+            return held
         finally:
             sys.setswitchinterval(interval)
 
 
-async def _hold_durable(runs: int, turns: int, monitor: DurableRuns) -> int:
+_OWNERS: Final = (
+    ("pod.durable", f"{os.sep}pod{os.sep}durable{os.sep}"),
+    ("llm-pod (the Pod, its items)", f"{os.sep}llm_worker{os.sep}"),
+    ("llm-pod (the Pod, its items)", f"{os.sep}pod{os.sep}"),
+    ("the bench (model, tool)", f"{os.sep}bench{os.sep}"),
+    ("dbos", f"{os.sep}dbos{os.sep}"),
+    ("sqlalchemy", "sqlalchemy"),
+)
+
+
+def _owner(filename: str) -> str:
+    for owner, marker in _OWNERS:
+        if marker in filename:
+            return owner
+    return "other (stdlib, pydantic: called by any of them)"
+
+
+def _alive_by_owner(before: Snapshot, after: Snapshot) -> dict[str, int]:
+    """Bytes alive at ``after`` above ``before``, by the owner of the file that allocated them."""
+    tracer = [tracemalloc.Filter(False, tracemalloc.__file__)]
+    owners: dict[str, int] = {}
+    for stat in after.filter_traces(tracer).compare_to(before.filter_traces(tracer), "filename"):
+        owner = _owner(stat.traceback[0].filename)
+        owners[owner] = owners.get(owner, 0) + stat.size_diff
+    return owners
+
+
+async def _hold_durable(
+    runs: int, turns: int, monitor: DurableRuns, snapshots: _Snapshots | None = None
+) -> int:
     """Start ``runs`` durable runs, wait until all are paused halfway, measure, abort them."""
     _held_client.inner = ScriptedClient(then=_model_pausing_halfway(turns), record=False)
-    baseline = _Baseline()
+    baseline = _Baseline(snapshots)
     try:
         run_ids = [await held_agent.start("go") for _ in range(runs)]
         waiting = set(run_ids)
@@ -318,10 +359,10 @@ async def _hold_durable(runs: int, turns: int, monitor: DurableRuns) -> int:
     return held
 
 
-async def _hold_in_memory(runs: int, turns: int) -> int:
+async def _hold_in_memory(runs: int, turns: int, snapshots: _Snapshots | None = None) -> int:
     """Run ``runs`` in-memory Pods until each pauses halfway, keep them, measure, abort them."""
     _held_client.inner = ScriptedClient(then=_model_pausing_halfway(turns), record=False)
-    baseline = _Baseline()
+    baseline = _Baseline(snapshots)
     paused: list[tuple[Pod, Paused]] = []
     try:
         for _ in range(runs):
@@ -339,9 +380,12 @@ async def _hold_in_memory(runs: int, turns: int) -> int:
     return held
 
 
-async def _held_runs(turns: int, database: str) -> dict[int, tuple[int, int]]:
+async def _held_runs(
+    turns: int, database: str, snapshots: tuple[_Snapshots, _Snapshots] | None = None
+) -> dict[int, tuple[int, int]]:
     """What K runs paused halfway hold at once, durable and in memory, for each K."""
     held: dict[int, tuple[int, int]] = {}
+    durable_snapshots, memory_snapshots = snapshots if snapshots is not None else (None, None)
     with DurableRuns(database) as monitor:
         # Warm up with as many runs as measured: what grows with concurrency up to a bound
         # (the executor's threads, their connections and caches) is the process's, not a run's.
@@ -349,10 +393,47 @@ async def _held_runs(turns: int, database: str) -> dict[int, tuple[int, int]]:
         await _hold_in_memory(max(HELD_RUNS), 4)
         for runs in HELD_RUNS:
             held[runs] = (
-                await _hold_durable(runs, turns, monitor),
-                await _hold_in_memory(runs, turns),
+                await _hold_durable(runs, turns, monitor, durable_snapshots),
+                await _hold_in_memory(runs, turns, memory_snapshots),
             )
     return held
+
+
+async def memory_by_owner(turns: int) -> dict[str, tuple[int, int]]:
+    """The memory per run held halfway, by owner (durable, in memory), on SQLite ``normal``.
+
+    Owner: what allocated the bytes still alive (tracemalloc's innermost frame), so DBOS's
+    share is separated from the run's own (the Pod, its items) and from ``pod.durable``'s.
+    """
+    snapshots: tuple[_Snapshots, _Snapshots] = ([], [])
+    with tempfile.TemporaryDirectory(prefix="pod-bench-durable-") as tmp:
+        database = f"sqlite:///{tmp}/owners.sqlite"
+        await launch(DurableSettings(database=database, sync="normal"))
+        try:
+            await _held_runs(turns, database, snapshots)
+        finally:
+            shutdown()
+    runs = max(HELD_RUNS) - min(HELD_RUNS)
+    sides: list[dict[str, int]] = []
+    for pairs in snapshots:  # one pair per K, in HELD_RUNS' order
+        few, many = _alive_by_owner(*pairs[0]), _alive_by_owner(*pairs[-1])
+        sides.append({k: (many.get(k, 0) - few.get(k, 0)) // runs for k in few.keys() | many})
+    durable, memory = sides
+    return {k: (durable.get(k, 0), memory.get(k, 0)) for k in durable.keys() | memory}
+
+
+def print_memory_by_owner(owners: dict[str, tuple[int, int]], console: Console) -> None:
+    table = Table(title="memory per run held halfway, by owner (SQLite normal; traced)")
+    for column in ("allocated by", "durable", "in memory", "durable - in memory"):
+        table.add_column(column)
+    for owner, (durable, memory) in sorted(owners.items(), key=lambda o: -abs(o[1][0] - o[1][1])):
+        table.add_row(owner, _kib(durable), _kib(memory), _kib(durable - memory))
+    durable_total = sum(d for d, _ in owners.values())
+    memory_total = sum(m for _, m in owners.values())
+    table.add_row(
+        "total", _kib(durable_total), _kib(memory_total), _kib(durable_total - memory_total)
+    )
+    console.print(table)
 
 
 async def _peak(run: Callable[[], Awaitable[object]]) -> int:
@@ -584,11 +665,20 @@ def main() -> None:
         default="journal",
         help="the kind of step checkpoint to measure (default: journal, the default setting)",
     )
+    parser.add_argument(
+        "--memory-by-owner",
+        action="store_true",
+        help="only the memory per run held halfway, by what allocated it (SQLite normal)",
+    )
     arguments = parser.parse_args()
     kinds: tuple[Checkpoints, ...] = (
         ("journal", "dbos") if arguments.checkpoints == "both" else (arguments.checkpoints,)
     )
     console = Console(width=None if sys.stdout.isatty() else 160)
+    if arguments.memory_by_owner:
+        turns = TURN_COUNTS[0] if arguments.quick else TURN_COUNTS[-1]
+        print_memory_by_owner(asyncio.run(memory_by_owner(turns)), console)
+        return
     figures = asyncio.run(measure_durable(quick=arguments.quick, checkpoints=kinds))
     print_durable(figures, console)
 
