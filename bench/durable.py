@@ -20,7 +20,7 @@ alive are traced (tracemalloc, all threads, after ``gc.collect()``), then the ru
 Also shown, labelled: what one run holds halfway, and the peak of one whole run; both include
 what DBOS's background threads allocate meanwhile (process-level, not per run).
 
-    python -m bench.durable [--quick]
+    python -m bench.durable [--quick] [--memory-by-owner]
 """
 
 from __future__ import annotations
