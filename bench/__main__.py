@@ -52,9 +52,11 @@ def main() -> None:
     console.print(f"raw figures: {out / 'results.json'}")
     if importlib.util.find_spec("dbos") is not None:  # the durable section needs the extra
         from .durable import measure_durable, print_durable
+        from .durable_floor import measure_floor, print_floor
 
         console.print("durable runs ...")
         print_durable(asyncio.run(measure_durable(quick=arguments.quick)), console)
+        print_floor(asyncio.run(measure_floor(quick=arguments.quick)), console)
     else:
         console.print("durable runs: skipped (the dbos extra is not installed)")
     png = out / "per_turn.png"

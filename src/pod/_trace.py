@@ -143,6 +143,11 @@ class TracingHookPort:
         self._hooks = hooks
         self._trace = trace
 
+    def has_hooks_at(self, point: HookPoint[Any, Any], /) -> bool:
+        """Whether a hook listens at ``point`` (the trace reports every point all the same,
+        so this port is not a ``SelectiveHookPort``)."""
+        return self._hooks.listens_to(point)
+
     async def ask(self, point: HookPoint[InputT, DecisionT], info: InputT, /) -> DecisionT:
         # Described before the hooks run: the last hook is handed the original Input.
         message = _MESSAGES.get(point.name, _fields)(info)

@@ -2,9 +2,10 @@
 
 The model is a function of the request (the session is the prompt, the step is the number of
 tool results so far), so a recovered run asks it the same questions. Every model request and
-tool execution appends a line to ``events.log`` in ``$POD_TEST_COUNTS``: counted outside the
-process, the lines survive a SIGKILL. ``$POD_TEST_BLOCK_TOOL=K`` (or ``..._MODEL=K``) makes tool
-call K (model request K) write ``blocked`` and hang, for the test to kill the process there.
+tool execution appends a line to ``events.log`` in ``$POD_TEST_COUNTS``, and every trace event
+to ``trace.log``: counted outside the process, the lines survive a SIGKILL.
+``$POD_TEST_BLOCK_TOOL=K`` (or ``..._MODEL=K``) makes tool call K (model request K) write
+``blocked`` and hang, for the test to kill the process there.
 
     python -m tests.durable.app run AGENT PROMPT RUN_ID     # start a run, print its outcome
     python -m tests.durable.app until-paused AGENT PROMPT RUN_ID
@@ -29,6 +30,7 @@ from pod import (
     PodSettings,
     Skip,
     ToolCallSummary,
+    TraceEvent,
     TurnEndInfo,
     events,
 )
@@ -40,8 +42,8 @@ APPROVAL_STEP: Final = 1
 """The step the approval agent's hook pauses at."""
 
 
-def _log(line: str) -> None:
-    path = Path(os.environ["POD_TEST_COUNTS"]) / "events.log"
+def _log(line: str, file: str = "events.log") -> None:
+    path = Path(os.environ["POD_TEST_COUNTS"]) / file
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, (line + "\n").encode())  # one write: whole lines, even with a kill
@@ -93,6 +95,11 @@ def _watch(call: ToolCallSummary) -> Continue | Skip:
     return Continue()
 
 
+def _trace(event: TraceEvent) -> None:
+    """Every trace event, in ``trace.log``, after the id of the process that reported it."""
+    _log(f"{os.getpid()} {event.actor}: {event.message} -> {event.decision}", "trace.log")
+
+
 def _ask_a_human(call: ToolCallSummary) -> Continue | Pause:
     if call.argument("step") == APPROVAL_STEP:
         return Pause(reason="a human approves step 1")
@@ -120,6 +127,7 @@ def parts(*, approval: bool = False, review: bool = False) -> dict[str, Any]:
         "tools": [work],
         "hooks": hooks,
         "settings": PodSettings(max_requests_per_turn=STEPS + 2),
+        "trace": _trace,
     }
 
 

@@ -107,3 +107,43 @@ async def test_a_recovered_run_replays_recorded_hook_decisions(sqlite_scene: Sce
     assert counts(events, "end ") == {"s:0": 1, "s:1": 1}
     assert counts(events, "start ") == {"s:0": 1, "s:1": 1, "s:2": 1}  # 2: killed, not rerun
     assert_well_formed(outcome.history)
+
+
+def _traces(folder: Path) -> list[list[str]]:
+    """The trace events in ``folder``, process by process (in the order they started)."""
+    by_process: dict[str, list[str]] = {}
+    for line in (folder / "trace.log").read_text().splitlines():
+        process, _, event = line.partition(" ")
+        by_process.setdefault(process, []).append(event)
+    return list(by_process.values())
+
+
+@pytest.mark.parametrize("checkpoints", ["journal", "dbos"])
+async def test_a_recovered_run_traces_from_where_its_replay_ends(
+    checkpoints: str,
+    sqlite_scene: Scene,
+    reference_folder: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    first = sqlite_scene.start(
+        ["-m", "tests.durable.app", "run", "crash", "s", "run-1"],
+        POD_TEST_BLOCK_TOOL="2",
+        POD_TEST_CHECKPOINTS=checkpoints,
+    )
+    sqlite_scene.wait_for("blocked", first)
+    kill(first)
+
+    _recover(sqlite_scene, "run-1", POD_TEST_CHECKPOINTS=checkpoints)
+
+    await _uninterrupted("s", reference_folder, monkeypatch)
+    (expected,) = _traces(reference_folder)
+    reached = expected.index('PRE_TOOL_CALL: s-2 work({"session": "s", "step": 2}) -> Continue')
+    killed, recovered = _traces(sqlite_scene.folder)
+    assert killed == expected[: reached + 1]  # up to the decision to run call 2
+    # Quiet while the recorded steps replay; traced again from the last checkpoint on (so
+    # what followed it is traced twice in all). The journal's last checkpoint is model
+    # request 2 (call 2's decision is committed with the call); with DBOS steps, that
+    # decision, committed on its own.
+    replied = expected.index(next(e for e in expected if "request_index=2" in e))
+    assert replied == reached - 1
+    assert recovered == expected[replied if checkpoints == "journal" else reached + 1 :]

@@ -6,8 +6,11 @@ from __future__ import annotations
 import pickle
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
+import sqlalchemy
+from dbos import DBOSClient
 
 from llm_worker import (
     Finished,
@@ -21,15 +24,28 @@ from llm_worker import (
     tool,
 )
 from llm_worker.testing import assert_well_formed
-from pod import Continue, HookRegistry, PodSettings, SummaryText, ToolCallSummary, events
+from pod import (
+    Continue,
+    HookRegistry,
+    Pod,
+    PodSettings,
+    SummaryText,
+    ToolCallSummary,
+    TraceEvent,
+    events,
+)
 from pod.durable import (
     DurableAgent,
     DurableRuns,
     DurableSettings,
     StepMismatchError,
+    SyncMode,
     launch,
     shutdown,
 )
+from pod.durable._agent import RunEnd
+
+from .conftest import Scene
 
 
 @tool
@@ -58,14 +74,21 @@ def _allow(call: ToolCallSummary) -> Continue:
 
 hooks = HookRegistry()
 hooks.on(events.PRE_TOOL_CALL, _allow)
-compacting = DurableAgent(
-    "compacting",
-    ScriptedClient(then=_model, record=False),
-    tools=[lookup],
-    hooks=hooks,
-    summariser=_Summariser(),
-    settings=PodSettings(compaction_threshold_tokens=300, compaction_keep_recent=2),
-)
+
+
+def _parts() -> dict[str, Any]:
+    return {
+        "client": ScriptedClient(then=_model, record=False),
+        "tools": [lookup],
+        "hooks": hooks,
+        "summariser": _Summariser(),
+        "settings": PodSettings(compaction_threshold_tokens=300, compaction_keep_recent=2),
+    }
+
+
+compacting = DurableAgent("compacting", **_parts())
+durable_trace: list[TraceEvent] = []
+traced = DurableAgent("traced", **_parts(), trace=durable_trace.append)
 
 
 @pytest.fixture
@@ -120,3 +143,58 @@ async def test_a_replay_that_meets_another_step_fails_the_run(database: str) -> 
     with DurableRuns(database) as runs:
         assert runs.get("run-changed").status == "failed"
     assert pickle.loads(pickle.dumps(caught.value)).args == caught.value.args
+
+
+async def test_a_durable_run_traces_what_a_pod_traces_and_records_the_same_steps(
+    database: str,
+) -> None:
+    durable_trace.clear()
+    outcome = await traced.run("look up some keys", run_id="run-traced")
+    await compacting.run("look up some keys", run_id="run-untraced")
+
+    pod_trace: list[TraceEvent] = []
+    pod = Pod(**_parts(), trace=pod_trace.append)
+    assert await pod.run("look up some keys") == outcome.result
+    assert durable_trace == pod_trace
+    assert {e.actor for e in pod_trace} >= {"compaction", "PRE_TOOL_CALL", "TURN_END"}
+    # Points without hooks are traced but not recorded: a trace adds no step.
+    assert runs_steps(database, "run-traced") == runs_steps(database, "run-untraced")
+
+
+async def test_the_history_is_published_in_parts_not_in_the_stored_result(
+    database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("pod.durable._agent.HISTORY_PART_ITEMS", 3)
+    outcome = await compacting.run("look up some keys", run_id="run-parts")
+
+    client = DBOSClient(system_database_url=database)
+    try:
+        (status,) = client.list_workflows(workflow_ids=["run-parts"])
+    finally:
+        client.destroy()
+    stored = status.output
+    assert isinstance(stored, RunEnd)
+    assert stored == RunEnd(
+        result=outcome.result, usage=outcome.usage, history_parts=-(-len(outcome.history) // 3)
+    )
+    assert stored.history_parts >= 2
+    with DurableRuns(database) as runs:
+        assert runs.result("run-parts") == outcome
+        _, shown = runs.show("run-parts")
+    assert len(shown) == len(outcome.history)
+
+
+@pytest.mark.parametrize(("sync", "expected"), [("normal", "off"), ("full", "on")])
+async def test_sync_normal_turns_off_synchronous_commit_for_dbos_on_postgresql(
+    sync: SyncMode, expected: str, postgres_scene: Scene
+) -> None:
+    from dbos._dbos import _get_dbos_instance  # DBOS's own engine: no public handle to it
+
+    await launch(DurableSettings(database=postgres_scene.database, sync=sync))
+    try:
+        engine = _get_dbos_instance()._sys_db.engine
+        with engine.connect() as connection:
+            setting = connection.execute(sqlalchemy.text("SHOW synchronous_commit")).scalar()
+    finally:
+        shutdown()
+    assert setting == expected

@@ -18,7 +18,7 @@ import logging
 import re
 import uuid
 from collections.abc import Iterable, Mapping
-from typing import Final, final
+from typing import Final, cast, final
 
 from dbos import DBOS, SetWorkflowID
 from pydantic import BaseModel, Field, ValidationError
@@ -41,7 +41,17 @@ from .._pod import Pod, PodResult
 from .._registry import FrozenHookRegistry, HookRegistry
 from .._settings import PodSettings
 from .._summariser import LlmSummariser, Summariser
-from ._steps import RunSteps, StepClient, StepHookPort, StepSummariser, StepTool, run_steps
+from .._trace import Tracer
+from ._steps import (
+    DbosRunSteps,
+    RunSteps,
+    StepClient,
+    StepHookPort,
+    StepSummariser,
+    StepTool,
+    quiet_while_replaying,
+    run_steps,
+)
 from ._system import QUEUE_NAME, process_journal
 
 __all__ = [
@@ -50,7 +60,9 @@ __all__ = [
     "RUN_WORKFLOW_PREFIX",
     "DurableAgent",
     "RunDecision",
+    "RunEnd",
     "RunOutcome",
+    "history_event",
     "new_run_id",
 ]
 
@@ -62,6 +74,9 @@ PAUSE_EVENT: Final = "pod.paused"
 """The workflow event holding the ``Paused`` result a run waits on (``None`` once decided)."""
 DECISION_TOPIC: Final = "pod.decision"
 """The message topic a paused run waits on."""
+HISTORY_EVENT_PREFIX: Final = "pod.history/"
+HISTORY_PART_ITEMS: Final = 256
+"""Items per history event: one event's pickle stays small (a few hundred KiB at most)."""
 _WAIT_SECONDS: Final = 24 * 3600.0
 """One durable wait; a run waits again after it (a decision may take days)."""
 _NAME: Final = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
@@ -91,11 +106,43 @@ class RunDecision(BaseModel, frozen=True, extra="forbid"):
 
 @final
 class RunOutcome(BaseModel, frozen=True, extra="forbid"):
-    """How a durable run ended, with its whole history (written once, at the end)."""
+    """How a durable run ended, with its whole history."""
 
     result: PodResult = Field(discriminator="kind")
     history: tuple[Item, ...]
     usage: Usage
+
+
+@final
+class RunEnd(BaseModel, frozen=True, extra="forbid"):
+    """What a run's workflow returns, and DBOS stores: how it ended, without the history.
+
+    The history is published as ``history_parts`` workflow events (``history_event(n)``) of
+    ``HISTORY_PART_ITEMS`` items each, so no single value holds all of it: serialising the
+    whole history at once would double the memory a run needs at its end.
+    """
+
+    result: PodResult = Field(discriminator="kind")
+    usage: Usage
+    history_parts: int
+
+    def outcome(self, parts: Iterable[object]) -> RunOutcome:
+        """The outcome, with the history read back from its parts (in order).
+
+        Raises:
+            ValueError: a part is missing (``None``: its event was not found).
+        """
+        history: list[Item] = []
+        for number, part in enumerate(parts):
+            if not isinstance(part, tuple):
+                raise ValueError(f"part {number} of the run's history is missing")
+            history.extend(cast("tuple[Item, ...]", part))
+        return RunOutcome(result=self.result, history=tuple(history), usage=self.usage)
+
+
+def history_event(part: int) -> str:
+    """The workflow event holding part ``part`` of a finished run's history."""
+    return f"{HISTORY_EVENT_PREFIX}{part}"
 
 
 def new_run_id() -> str:
@@ -108,9 +155,10 @@ class DurableAgent:
     """Defines durable runs: a name and the parts of the Pod each run builds afresh.
 
     The parts are those of :class:`pod.Pod` (the client and tools are shared by the runs of
-    this process; give stateless ones, or ones safe to share). Define the agent at import
-    time, in every process that starts, serves or recovers its runs, then launch DBOS
-    (``pod.durable.launch``).
+    this process; give stateless ones, or ones safe to share). ``trace`` gets the Pod's trace
+    events, except while a recovered run replays recorded steps (``docs/durability.md``).
+    Define the agent at import time, in every process that starts, serves or recovers its
+    runs, then launch DBOS (``pod.durable.launch``).
 
     Args:
         name: the agent's name, the same in every process (letters, digits, ``_.-``).
@@ -130,6 +178,7 @@ class DurableAgent:
         settings: PodSettings | None = None,
         summariser: Summariser | None = None,
         system_prompt: str | None = None,
+        trace: Tracer | None = None,
     ) -> None:
         if not _NAME.match(name):
             raise PodUsageError(f"an agent name is 1 to 100 of A-Z a-z 0-9 _ . -, not {name!r}")
@@ -143,9 +192,10 @@ class DurableAgent:
             summariser if summariser is not None else LlmSummariser(client)
         )
         self._system_prompt = system_prompt
+        self._trace = None if trace is None else quiet_while_replaying(trace)
         self._step_client = StepClient(client)
 
-        async def durable_run(prompt: str) -> RunOutcome:
+        async def durable_run(prompt: str) -> RunEnd:
             return await self._execute(prompt)
 
         self.workflow_name = RUN_WORKFLOW_PREFIX + name
@@ -161,6 +211,7 @@ class DurableAgent:
             settings=self._settings,
             summariser=self._summariser,
             system_prompt=self._system_prompt,
+            trace=self._trace,
             wrap_hooks=StepHookPort,
         )
 
@@ -179,8 +230,12 @@ class DurableAgent:
         run_id = run_id or new_run_id()
         with SetWorkflowID(run_id):
             handle = await DBOS.start_workflow_async(self._workflow, prompt)
-        outcome: RunOutcome = await handle.get_result()
-        return outcome
+        end: RunEnd = await handle.get_result()
+        parts = [
+            await DBOS.get_event_async(run_id, history_event(part), timeout_seconds=0)
+            for part in range(end.history_parts)
+        ]
+        return end.outcome(parts)
 
     async def submit(self, prompt: str, *, run_id: str | None = None) -> str:
         """Put a run on the queue for any worker of this agent; return its id."""
@@ -192,26 +247,36 @@ class DurableAgent:
             await queue.enqueue_async(self._workflow, prompt)
         return run_id
 
-    async def _execute(self, prompt: str) -> RunOutcome:
-        journal = process_journal()
+    async def _execute(self, prompt: str) -> RunEnd:
         run_id = DBOS.workflow_id
-        steps = None if journal is None or run_id is None else RunSteps(journal, run_id)
+        assert run_id is not None  # DBOS runs this as a workflow
+        journal = process_journal()
+        steps = (
+            RunSteps(journal, run_id) if journal is not None else await DbosRunSteps.of_run(run_id)
+        )
         token = run_steps().set(steps)
         try:
             pod = self.pod()
             result = await pod.run(prompt)
-            if steps is not None:
-                steps.flush()  # the last decisions, before the run waits or ends
+            steps.flush()  # the last decisions, before the run waits or ends
             while isinstance(result, Paused):
                 await DBOS.set_event_async(PAUSE_EVENT, result.model_dump(mode="json"))
                 decision = await _wait_for_decision(result)
                 await DBOS.set_event_async(PAUSE_EVENT, None)
                 result = await _apply(pod, result, decision)
-                if steps is not None:
-                    steps.flush()
-            return RunOutcome(result=result, history=pod.history, usage=pod.usage)
+                steps.flush()
+            return await _publish(result, pod)
         finally:
             run_steps().reset(token)
+
+
+async def _publish(result: PodResult, pod: Pod) -> RunEnd:
+    """Publish the final history in parts; return the small record of the end."""
+    history = pod.history
+    starts = range(0, len(history), HISTORY_PART_ITEMS)
+    for part, start in enumerate(starts):
+        await DBOS.set_event_async(history_event(part), history[start : start + HISTORY_PART_ITEMS])
+    return RunEnd(result=result, usage=pod.usage, history_parts=len(starts))
 
 
 async def _wait_for_decision(paused: Paused) -> RunDecision:

@@ -23,7 +23,9 @@ from ._agent import (
     PAUSE_EVENT,
     RUN_WORKFLOW_PREFIX,
     RunDecision,
+    RunEnd,
     RunOutcome,
+    history_event,
     new_run_id,
 )
 from ._journal import Journal, open_journal, steps_of
@@ -227,8 +229,9 @@ class DurableRuns:
         statuses = self._client.list_workflows(workflow_ids=[run_id])
         status = statuses[0]
         output = status.output
-        if isinstance(output, RunOutcome):
-            return info, [_item_line("history", item) for item in output.history]
+        if isinstance(output, RunEnd):
+            history = self._outcome(run_id, output).history
+            return info, [_item_line("history", item) for item in history]
         shown: list[ShownItem] = []
         inputs = status.input
         if inputs and inputs.get("args"):
@@ -259,10 +262,16 @@ class DurableRuns:
     def result(self, run_id: str) -> RunOutcome:
         """Wait for the run to end and return its outcome."""
         handle: WorkflowHandle[object] = self._client.retrieve_workflow(run_id)
-        outcome = handle.get_result()
-        if not isinstance(outcome, RunOutcome):
+        end = handle.get_result()
+        if not isinstance(end, RunEnd):
             raise PodUsageError(f"{run_id} is not a durable run of llm-pod")
-        return outcome
+        return self._outcome(run_id, end)
+
+    def _outcome(self, run_id: str, end: RunEnd) -> RunOutcome:
+        parts = range(end.history_parts)
+        return end.outcome(
+            self._client.get_event(run_id, history_event(n), timeout_seconds=0) for n in parts
+        )
 
 
 def _item_line(step: str, item: object) -> ShownItem:

@@ -14,6 +14,8 @@ which gives the Worker the same message live and on replay.
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import logging
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from contextvars import ContextVar
@@ -38,15 +40,18 @@ from llm_worker import (
 
 from .._errors import PodError
 from .._summariser import Summariser, SummaryText
+from .._trace import TraceEvent, Tracer, TracingHookPort
 from ._journal import Journal, dumps, loads
 
 __all__ = [
+    "DbosRunSteps",
     "RunSteps",
     "StepClient",
     "StepHookPort",
     "StepMismatchError",
     "StepSummariser",
     "StepTool",
+    "quiet_while_replaying",
     "run_steps",
     "step_names",
 ]
@@ -80,6 +85,8 @@ def _mismatch(run_id: str, seq: int, expected: str, recorded: str) -> StepMismat
     return StepMismatchError(run_id, seq, expected=expected, recorded=recorded)
 
 
+_POD_STEP: Final = "pod."
+"""Every step name of a run starts so (DBOS's own operations start with ``DBOS.``)."""
 MODEL_STEP: Final = "pod.model"
 SUMMARY_STEP: Final = "pod.summary"
 TOOL_STEP_PREFIX: Final = "pod.tool:"
@@ -162,26 +169,85 @@ class RunSteps:
             self.flush()
 
 
-_RUN_STEPS: Final[ContextVar[RunSteps | None]] = ContextVar("pod_durable_run_steps", default=None)
+@final
+class DbosRunSteps:
+    """The steps of one durable run as DBOS steps (``checkpoints="dbos"``): DBOS checks and
+    records each; this counts them, to tell when the replay reaches new ground."""
+
+    def __init__(self, recorded: int) -> None:
+        self._recorded = recorded
+        self._taken = 0
+
+    @classmethod
+    async def of_run(cls, run_id: str) -> DbosRunSteps:
+        """The steps of ``run_id``: how many DBOS recorded, read once.
+
+        Inside a workflow ``DBOS.list_workflow_steps`` is itself a recorded operation (a
+        replay would get the first answer again), so it is asked from an empty context, in
+        a thread (the sync call refuses a thread with an event loop)."""
+
+        def recorded() -> int:
+            steps = DBOS.list_workflow_steps(run_id, load_output=False)
+            return sum(str(step["function_name"]).startswith(_POD_STEP) for step in steps)
+
+        return cls(await asyncio.to_thread(contextvars.Context().run, recorded))
+
+    @property
+    def replaying(self) -> bool:
+        """Whether recorded steps are still ahead."""
+        return self._taken < self._recorded
+
+    async def step(
+        self, name: str, call: Callable[[], Coroutine[Any, Any, T]], *, deferred: bool = False
+    ) -> T:
+        """Run ``call`` as a DBOS step (``deferred`` is moot: every DBOS step commits)."""
+        del deferred
+        self._taken += 1
+        return await DBOS.run_step_async({"name": name}, call)
+
+    def flush(self) -> None:
+        """Nothing waits: every DBOS step is committed when it returns."""
 
 
-def run_steps() -> ContextVar[RunSteps | None]:
-    """The variable holding the journal of the run in progress (set by the workflow)."""
+_RUN_STEPS: Final[ContextVar[RunSteps | DbosRunSteps | None]] = ContextVar(
+    "pod_durable_run_steps", default=None
+)
+
+
+def run_steps() -> ContextVar[RunSteps | DbosRunSteps | None]:
+    """The variable holding the steps of the run in progress (set by the workflow)."""
     return _RUN_STEPS
 
 
 async def _step(
     name: str, call: Callable[[], Coroutine[Any, Any, T]], *, deferred: bool = False
 ) -> T:
-    """Run ``call`` as the next step of the run: through its journal, else as a DBOS step
-    (``checkpoints="dbos"``). No retries: a failure is recorded like an output.
+    """Run ``call`` as the next step of the run: through its journal, or as a DBOS step
+    (``checkpoints="dbos"``); outside a run, just run it. No retries: a failure is recorded
+    like an output.
 
     ``call`` is an ``async def``: DBOS runs anything else in a thread.
     """
     steps = _RUN_STEPS.get()
     if steps is not None:
         return await steps.step(name, call, deferred=deferred)
-    return await DBOS.run_step_async({"name": name}, call)
+    return await call()
+
+
+def quiet_while_replaying(trace: Tracer) -> Tracer:
+    """``trace``, told nothing while the run replays recorded steps (after a crash).
+
+    The events of replayed steps were reported when the steps first ran; from the first step
+    not recorded on, events are reported again. Events after the last checkpoint before a
+    crash are reported twice (at least once in all, as a step in flight runs at most twice).
+    """
+
+    def traced(event: TraceEvent) -> None:
+        steps = _RUN_STEPS.get()
+        if steps is None or not steps.replaying:
+            trace(event)
+
+    return traced
 
 
 @final
@@ -283,18 +349,24 @@ class _HookFailure:
 
 @final
 class StepHookPort:
-    """A hook port whose every question is a step: the decision is recorded, so a replay
-    takes the same path even if a hook is not deterministic, and a command hook is not run
-    again. Points without hooks stay free (``listens_to`` is the wrapped port's)."""
+    """A hook port whose every question to hooks is a step: the decision is recorded, so a
+    replay takes the same path even if a hook is not deterministic, and a command hook is
+    not run again. Points without hooks are not steps: the Worker does not ask them
+    (``listens_to`` is the wrapped port's), or, with a trace, their decision is the fixed
+    default, asked live (so a trace added or removed does not change a run's steps)."""
 
     def __init__(self, port: HookPort) -> None:
         self._port = port
         self._selective = port if isinstance(port, SelectiveHookPort) else None
+        self._tracing = port if isinstance(port, TracingHookPort) else None
 
     def listens_to(self, point: HookPoint[Any, Any], /) -> bool:
         return self._selective is None or self._selective.listens_to(point)
 
     async def ask(self, point: HookPoint[InputT, DecisionT], info: InputT, /) -> DecisionT:
+        if self._tracing is not None and not self._tracing.has_hooks_at(point):
+            return await self._port.ask(point, info)
+
         async def recorded() -> DecisionT | _HookFailure:
             try:
                 return await self._port.ask(point, info)

@@ -9,7 +9,7 @@ Durability is an explicit setting (``sync``). ``"full"`` (the default) syncs eve
 checkpoint to disk before the run goes on, so a run survives a lost machine. ``"normal"``
 hands the checkpoint to the database without waiting for the disk: SQLite in WAL mode with
 ``synchronous=NORMAL``, PostgreSQL with ``synchronous_commit=off`` on the journal's
-connection. A crashed worker *process* loses nothing; a lost machine (power loss, kernel
+connection and DBOS's. A crashed worker *process* loses nothing; a lost machine (power loss, kernel
 panic; for PostgreSQL also a crashed server) may lose the last checkpoints, whose steps then
 run again. SQLite always uses WAL, so readers (``pod runs``) never block the worker.
 """
@@ -135,6 +135,8 @@ def _config(settings: DurableSettings) -> DBOSConfig:
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         config["db_engine_kwargs"] = {"creator": _sqlite_connector(path, settings.sync)}
+    elif settings.sync == "normal":  # DBOS's own commits (its steps too) skip the WAL flush
+        config["db_engine_kwargs"] = {"connect_args": {"options": "-c synchronous_commit=off"}}
     return config
 
 
