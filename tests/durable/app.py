@@ -124,8 +124,8 @@ AGENTS: Final = {a.name: a for a in (crash_agent, approval_agent, scale_agent)}
 
 
 async def _main(command: str, arguments: list[str]) -> int:
-    checkpoints = os.environ.get("POD_TEST_CHECKPOINTS", "journal")
-    assert checkpoints in ("journal", "dbos")
+    checkpoints = os.environ.get("POD_TEST_CHECKPOINTS", "dbos")
+    assert checkpoints in ("dbos", "journal", "dbos-steps")
     await launch(
         DurableSettings(database=os.environ["POD_DATABASE_URL"], checkpoints=checkpoints)  # type: ignore[arg-type]
     )

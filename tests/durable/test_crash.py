@@ -35,7 +35,8 @@ def _recover(scene: Scene, run_id: str, **extra: str) -> RunOutcome:
 
 
 @pytest.mark.parametrize(
-    ("killed_in", "checkpoints"), [("tool", "journal"), ("model", "journal"), ("tool", "dbos")]
+    ("killed_in", "checkpoints"),
+    [("tool", "dbos"), ("model", "dbos"), ("tool", "journal"), ("tool", "dbos-steps")],
 )
 async def test_a_killed_run_is_recovered_and_no_completed_step_runs_again(
     killed_in: str,
@@ -118,7 +119,7 @@ def _traces(folder: Path) -> list[list[str]]:
     return list(by_process.values())
 
 
-@pytest.mark.parametrize("checkpoints", ["journal", "dbos"])
+@pytest.mark.parametrize("checkpoints", ["dbos", "journal", "dbos-steps"])
 async def test_a_recovered_run_traces_from_where_its_replay_ends(
     checkpoints: str,
     sqlite_scene: Scene,
@@ -146,4 +147,4 @@ async def test_a_recovered_run_traces_from_where_its_replay_ends(
     # decision, committed on its own.
     replied = expected.index(next(e for e in expected if "request_index=2" in e))
     assert replied == reached - 1
-    assert recovered == expected[replied if checkpoints == "journal" else reached + 1 :]
+    assert recovered == expected[replied if checkpoints != "dbos-steps" else reached + 1 :]

@@ -20,7 +20,7 @@ import logging
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar, cast, final
+from typing import Any, Final, Protocol, TypeVar, cast, final
 
 from dbos import DBOS
 from pydantic import BaseModel, JsonValue
@@ -51,6 +51,7 @@ __all__ = [
     "StepMismatchError",
     "StepSummariser",
     "StepTool",
+    "Steps",
     "quiet_while_replaying",
     "run_steps",
     "step_names",
@@ -85,7 +86,7 @@ def _mismatch(run_id: str, seq: int, expected: str, recorded: str) -> StepMismat
     return StepMismatchError(run_id, seq, expected=expected, recorded=recorded)
 
 
-_POD_STEP: Final = "pod."
+POD_STEP: Final = "pod."
 """Every step name of a run starts so (DBOS's own operations start with ``DBOS.``)."""
 MODEL_STEP: Final = "pod.model"
 SUMMARY_STEP: Final = "pod.summary"
@@ -188,7 +189,7 @@ class DbosRunSteps:
 
         def recorded() -> int:
             steps = DBOS.list_workflow_steps(run_id, load_output=False)
-            return sum(str(step["function_name"]).startswith(_POD_STEP) for step in steps)
+            return sum(str(step["function_name"]).startswith(POD_STEP) for step in steps)
 
         return cls(await asyncio.to_thread(contextvars.Context().run, recorded))
 
@@ -209,12 +210,29 @@ class DbosRunSteps:
         """Nothing waits: every DBOS step is committed when it returns."""
 
 
-_RUN_STEPS: Final[ContextVar[RunSteps | DbosRunSteps | None]] = ContextVar(
-    "pod_durable_run_steps", default=None
-)
+class Steps(Protocol):
+    """The steps of one durable run as it runs (how they are checkpointed is the class's)."""
+
+    @property
+    def replaying(self) -> bool:
+        """Whether recorded steps are still ahead."""
+        ...
+
+    async def step(
+        self, name: str, call: Callable[[], Coroutine[Any, Any, T]], *, deferred: bool = False
+    ) -> T:
+        """Return the recorded outcome of this step, or run ``call`` and record it."""
+        ...
+
+    def flush(self) -> None:
+        """Write what waits to be written (before the run pauses or ends)."""
+        ...
 
 
-def run_steps() -> ContextVar[RunSteps | DbosRunSteps | None]:
+_RUN_STEPS: Final[ContextVar[Steps | None]] = ContextVar("pod_durable_run_steps", default=None)
+
+
+def run_steps() -> ContextVar[Steps | None]:
     """The variable holding the steps of the run in progress (set by the workflow)."""
     return _RUN_STEPS
 

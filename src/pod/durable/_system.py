@@ -34,14 +34,16 @@ __all__ = [
     "SyncMode",
     "database_url",
     "launch",
+    "process_checkpoints",
     "process_journal",
     "shutdown",
     "sqlite_path",
 ]
 
-Checkpoints: TypeAlias = Literal["journal", "dbos"]
-"""How steps are checkpointed: pod's step journal (one committed row per step, the default)
-or DBOS steps (two transactions per step; see ``docs/durability.md``)."""
+Checkpoints: TypeAlias = Literal["dbos", "journal", "dbos-steps"]
+"""How steps are checkpointed: ``dbos`` (the default), DBOS step records written by pod,
+one committed row per step; ``journal``, pod's own ``pod_steps`` table; ``dbos-steps``,
+``DBOS.run_step_async`` (two transactions per step; see ``docs/durability.md``)."""
 
 SyncMode: TypeAlias = Literal["full", "normal"]
 """``full``: each checkpoint is on disk before the run goes on (survives a lost machine);
@@ -75,8 +77,9 @@ class DurableSettings(BaseModel, frozen=True, extra="forbid"):
     sync: SyncMode = "full"
     """``full`` syncs every checkpoint; ``normal`` trades the last checkpoints on a lost
     machine for speed (see ``docs/durability.md``)."""
-    checkpoints: Checkpoints = "journal"
-    """``journal``: one committed row per step in ``pod_steps``; ``dbos``: DBOS steps."""
+    checkpoints: Checkpoints = "dbos"
+    """``dbos``: one committed DBOS step record per step; ``journal``: one row per step in
+    ``pod_steps``; ``dbos-steps``: ``DBOS.run_step_async``."""
     executor_id: str | None = None
     """This process's name among workers; a process restarted with the same name recovers
     the runs it held. ``None``: DBOS's default (``local``)."""
@@ -164,6 +167,12 @@ class _Process:
 
 
 _process: Final = _Process()
+
+
+def process_checkpoints() -> Checkpoints:
+    """How this process checkpoints steps (``dbos`` before ``launch``)."""
+    settings = _process.settings
+    return "dbos" if settings is None else settings.checkpoints
 
 
 def process_journal() -> Journal | None:

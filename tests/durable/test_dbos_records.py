@@ -1,0 +1,177 @@
+"""A durable run's steps are DBOS's own step records: DBOS lists them, replays them (its fork
+and its recovery), and the DBOS internals that write them are still there."""
+
+from __future__ import annotations
+
+import inspect
+import pickle
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Final
+
+import pytest
+from dbos import DBOS, SetWorkflowID
+
+from llm_worker import Finished, ScriptedCall, ScriptedClient, ScriptedReply, tool
+from pod import Continue, HookRegistry, ToolCallSummary, events
+from pod.durable import DurableAgent, DurableSettings, StepMismatchError, launch, shutdown
+from pod.durable._dbos_records import DbosRecordedSteps
+
+calls: list[str] = []
+
+
+@tool
+def fetch(key: str) -> str:
+    """Fetch a key."""
+    calls.append(key)
+    return f"{key}=value"
+
+
+def _model(request: object) -> ScriptedReply:
+    done = sum(1 for i in getattr(request, "items", ()) if getattr(i, "kind", "") == "tool_result")
+    if done >= 2:
+        return ScriptedReply(text="fetched")
+    call = ScriptedCall(name="fetch", arguments={"key": f"k{done}"}, call_id=f"c{done}")
+    return ScriptedReply(calls=(call,))
+
+
+def _allow(call: ToolCallSummary) -> Continue:
+    del call
+    return Continue()
+
+
+_hooks = HookRegistry()
+_hooks.on(events.PRE_TOOL_CALL, _allow)
+fetching: Final = DurableAgent(
+    "fetching", ScriptedClient(then=_model, record=False), tools=[fetch], hooks=_hooks
+)
+
+step_name = "pod.tool:retired"
+"""The name the test workflow gives its one step (a test changes it, as a new release would)."""
+
+
+@DBOS.workflow(name="pod.test/one-step")
+async def one_step() -> str:
+    steps = DbosRecordedSteps()
+
+    async def answer() -> str:
+        return "old"
+
+    return await steps.step(step_name, answer)
+
+
+@pytest.fixture
+async def database(tmp_path: Path) -> AsyncIterator[str]:
+    url = f"sqlite:///{tmp_path / 'durable.sqlite'}"
+    await launch(DurableSettings(database=url))
+    calls.clear()
+    yield url
+    shutdown()
+
+
+async def test_dbos_lists_the_steps_of_a_run_between_its_own_operations(database: str) -> None:
+    outcome = await fetching.run("fetch two keys", run_id="run-listed")
+    assert isinstance(outcome.result, Finished)
+
+    steps = await DBOS.list_workflow_steps_async("run-listed")
+
+    names = [step["function_name"] for step in steps]
+    assert names == [
+        "pod.model",
+        "pod.hook:pre_tool_call",
+        "pod.tool:fetch",
+        "pod.model",
+        "pod.hook:pre_tool_call",
+        "pod.tool:fetch",
+        "pod.model",
+        "DBOS.setEvent",  # the history, published by DBOS's own operation
+    ]
+    assert [step["function_id"] for step in steps] == list(range(1, len(steps) + 1))
+    assert [s["output"] for s in steps if s["function_name"] == "pod.tool:fetch"] == [
+        "k0=value",
+        "k1=value",
+    ]
+    assert all(step["error"] is None for step in steps)
+    assert all(
+        step["started_at_epoch_ms"] is not None and step["completed_at_epoch_ms"] is not None
+        for step in steps
+    )
+
+
+async def test_dbos_fork_replays_the_recorded_steps_and_runs_the_rest(database: str) -> None:
+    first = await fetching.run("fetch two keys", run_id="run-forked")
+    assert calls == ["k0", "k1"]
+
+    # Start again from the second model request: the first call's steps are copied, not run.
+    handle = await DBOS.fork_workflow_async("run-forked", 4)
+    end = await handle.get_result()
+
+    assert calls == ["k0", "k1", "k1"]
+    assert end.result == first.result
+    forked = await DBOS.list_workflow_steps_async(handle.get_workflow_id())
+    assert [s["function_name"] for s in forked][:3] == [
+        "pod.model",
+        "pod.hook:pre_tool_call",
+        "pod.tool:fetch",
+    ]
+
+
+async def test_a_replay_that_meets_another_step_fails_the_run(
+    database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with SetWorkflowID("run-changed"):
+        assert await one_step() == "old"
+    monkeypatch.setattr(f"{__name__}.step_name", "pod.model")  # the code changed
+
+    handle = await DBOS.fork_workflow_async("run-changed", 2)  # step 1 is replayed
+    with pytest.raises(StepMismatchError) as caught:
+        await handle.get_result()
+
+    assert str(caught.value) == (
+        f"run {handle.get_workflow_id()}: step 1 is 'pod.model' now but was recorded as"
+        " 'pod.tool:retired' (did the agent change?)"
+    )
+    assert pickle.loads(pickle.dumps(caught.value)).args == caught.value.args
+
+
+async def test_steps_are_taken_inside_a_workflow_only(database: str) -> None:
+    with pytest.raises(RuntimeError, match="inside its DBOS workflow"):
+        DbosRecordedSteps()
+
+
+def test_the_dbos_internals_used_are_there() -> None:
+    """``pod.durable._dbos_records`` writes DBOS's step records with DBOS's private code; if
+    an upgrade of DBOS moves or changes it, this fails before a run does."""
+    from dbos import _context, _dbos, _serialization, _sys_db
+
+    assert callable(_dbos._get_dbos_instance)
+    assert callable(_context.get_local_dbos_context)
+    context = _context.DBOSContext()
+    for attribute in ("workflow_id", "function_id", "serialization_type"):
+        assert hasattr(context, attribute), attribute
+    assert callable(context.is_workflow)
+    # The id of the next operation is the last one + 1, as DBOS's steps take it.
+    context.function_id = 4
+    assert context.snapshot_step_ctx().function_id == 5
+    assert context.function_id == 5
+
+    system = _sys_db.SystemDatabase
+    record = inspect.signature(system._record_operation_result_txn)
+    assert list(record.parameters)[:4] == ["self", "result", "completed_at_epoch_ms", "conn"]
+    assert "workflow_id" in inspect.signature(system._own_key).parameters
+    assert "load_output" in inspect.signature(system.list_workflow_steps).parameters
+    assert set(_sys_db.OperationResultInternal.__annotations__) == {
+        "workflow_uuid",
+        "function_id",
+        "function_name",
+        "output",
+        "error",
+        "serialization",
+        "started_at_epoch_ms",
+        "child_workflow_id",
+    }
+    for function in (_serialization.serialize_value, _serialization.serialize_exception):
+        assert list(inspect.signature(function).parameters)[1:] in (
+            ["serialization_type", "serializer"],
+            ["serialization", "serializer"],
+        )
