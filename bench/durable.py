@@ -38,7 +38,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final, final
+from typing import Final, final, get_args
 
 from rich.console import Console
 from rich.table import Table
@@ -68,6 +68,7 @@ RECOVERY_TARGET: Final = 5.0
 HELD_RUNS: Final = 8
 """Runs at once when measuring the memory a run holds."""
 POSTGRES_ENV: Final = "POD_BENCH_POSTGRES_URL"
+_KINDS: Final[tuple[Checkpoints, ...]] = get_args(Checkpoints)
 _EARLY: Final = (2, 22)
 _LATE: Final = (950, 1_000)
 
@@ -325,7 +326,7 @@ def _backends(
 
 
 async def measure_durable(
-    *, quick: bool = False, checkpoints: tuple[Checkpoints, ...] = ("journal",)
+    *, quick: bool = False, checkpoints: tuple[Checkpoints, ...] = ("dbos",)
 ) -> DurableFigures:
     """Measure every backend in turn (DBOS runs one system database per process)."""
     turn_counts = (100,) if quick else TURN_COUNTS
@@ -398,7 +399,7 @@ def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         database, sync, checkpoints, run_id, turns, mode = sys.argv[2:8]
         assert sync in ("full", "normal")
-        assert checkpoints in ("journal", "dbos")
+        assert checkpoints in _KINDS
         backend = _Backend(database, sync, checkpoints)  # type: ignore[arg-type]
         asyncio.run(_child(backend, run_id, int(turns), mode))
         return
@@ -406,13 +407,13 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="one short repeat (smoke test)")
     parser.add_argument(
         "--checkpoints",
-        choices=("journal", "dbos", "both"),
-        default="journal",
-        help="the kind of step checkpoint to measure (default: journal, the default setting)",
+        choices=(*_KINDS, "all"),
+        default="dbos",
+        help="the kind of step checkpoint to measure (default: dbos, the default setting)",
     )
     arguments = parser.parse_args()
     kinds: tuple[Checkpoints, ...] = (
-        ("journal", "dbos") if arguments.checkpoints == "both" else (arguments.checkpoints,)
+        _KINDS if arguments.checkpoints == "all" else (arguments.checkpoints,)
     )
     console = Console(width=None if sys.stdout.isatty() else 160)
     figures = asyncio.run(measure_durable(quick=arguments.quick, checkpoints=kinds))

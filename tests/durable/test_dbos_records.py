@@ -134,6 +134,57 @@ async def test_a_replay_that_meets_another_step_fails_the_run(
     assert pickle.loads(pickle.dumps(caught.value)).args == caught.value.args
 
 
+@DBOS.workflow(name="pod.test/write-rows")
+async def write_rows() -> list[str]:
+    """Write step records as another process would, then as this one would, twice."""
+    from dbos._context import get_local_dbos_context
+    from dbos._dbos import _get_dbos_instance
+    from dbos._error import DBOSStepNondeterminismError, DBOSWorkflowConflictIDError
+
+    from pod.durable._dbos_records import _writer
+
+    context = get_local_dbos_context()
+    assert context is not None
+    assert context.owner_xid is not None
+    run_id, owner = context.workflow_id, context.owner_xid
+    row = {
+        "workflow_uuid": run_id,
+        "function_id": 7,
+        "function_name": "pod.model",
+        "output": "x",
+        "error": None,
+        "serialization": None,
+        "started_at_epoch_ms": 1,
+        "child_workflow_id": None,
+    }
+    writer = _writer(_get_dbos_instance()._sys_db)
+    failures: list[str] = []
+    try:
+        writer.write(run_id, "another-process", [row], 2)  # type: ignore[list-item]
+    except DBOSWorkflowConflictIDError:
+        failures.append("not owned")
+    writer.write(run_id, owner, [row, row | {"function_id": 8}], 2)  # type: ignore[list-item]
+    try:
+        writer.write(run_id, owner, [row | {"function_id": 8}], 3)  # type: ignore[list-item]
+    except DBOSStepNondeterminismError:
+        failures.append("recorded already")
+    context.function_id = 8  # the ids written above are taken
+    return failures
+
+
+async def test_a_record_goes_in_only_while_this_process_owns_the_run_and_only_once(
+    database: str,
+) -> None:
+    with SetWorkflowID("run-owned"):
+        assert await write_rows() == ["not owned", "recorded already"]
+
+    steps = await DBOS.list_workflow_steps_async("run-owned")
+    assert [(s["function_id"], s["function_name"]) for s in steps] == [
+        (7, "pod.model"),
+        (8, "pod.model"),
+    ]
+
+
 async def test_steps_are_taken_inside_a_workflow_only(database: str) -> None:
     with pytest.raises(RuntimeError, match="inside its DBOS workflow"):
         DbosRecordedSteps()

@@ -152,6 +152,9 @@ async def launch(settings: DurableSettings | None = None) -> None:
 
 def shutdown() -> None:
     """Stop DBOS in this process (running workflows stop where they are, to be recovered)."""
+    from ._dbos_records import close_writers
+
+    close_writers()
     DBOS.destroy(destroy_registry=False)
     if _process.journal is not None:
         _process.journal.close()
