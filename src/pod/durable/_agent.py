@@ -45,17 +45,14 @@ from .._summariser import LlmSummariser, Summariser
 from .._trace import Tracer
 from ._dbos_records import DbosRecordedSteps
 from ._steps import (
-    DbosRunSteps,
-    RunSteps,
     StepClient,
     StepHookPort,
-    Steps,
     StepSummariser,
     StepTool,
     quiet_while_replaying,
     run_steps,
 )
-from ._system import QUEUE_NAME, process_checkpoints, process_journal
+from ._system import QUEUE_NAME
 
 __all__ = [
     "DECISION_TOPIC",
@@ -251,17 +248,7 @@ class DurableAgent:
         return run_id
 
     async def _execute(self, prompt: str) -> RunEnd:
-        run_id = DBOS.workflow_id
-        assert run_id is not None  # DBOS runs this as a workflow
-        checkpoints = process_checkpoints()
-        journal = process_journal()
-        steps: Steps
-        if journal is not None:
-            steps = RunSteps(journal, run_id)
-        elif checkpoints == "dbos-steps":
-            steps = await DbosRunSteps.of_run(run_id)
-        else:
-            steps = DbosRecordedSteps()
+        steps = DbosRecordedSteps()  # the run's recorded steps, read once
         token = run_steps().set(steps)
         try:
             pod = self.pod()

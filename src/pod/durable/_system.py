@@ -7,8 +7,8 @@ share runs through a DBOS queue with a concurrency limit.
 Durability is an explicit setting (``sync``). ``"full"`` (the default) syncs every step's
 checkpoint to disk before the run goes on, so a run survives a lost machine. ``"normal"``
 hands the checkpoint to the database without waiting for the disk: SQLite in WAL mode with
-``synchronous=NORMAL``, PostgreSQL with ``synchronous_commit=off`` on the journal's
-connection and DBOS's. A crashed worker *process* loses nothing; a lost machine (power loss, kernel
+``synchronous=NORMAL``, PostgreSQL with ``synchronous_commit=off`` on DBOS's connections
+(the steps' included). A crashed worker *process* loses nothing; a lost machine (power loss, kernel
 panic; for PostgreSQL also a crashed server) may lose the last checkpoints, whose steps then
 run again. SQLite always uses WAL, so readers (``pod runs``) never block the worker.
 """
@@ -18,32 +18,21 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Literal, TypeAlias, final
+from typing import Final, Literal, TypeAlias, final
 
 from dbos import DBOS, DBOSConfig
 from pydantic import BaseModel, Field
 
-if TYPE_CHECKING:
-    from ._journal import Journal
-
 __all__ = [
     "DEFAULT_DATABASE",
     "QUEUE_NAME",
-    "Checkpoints",
     "DurableSettings",
     "SyncMode",
     "database_url",
     "launch",
-    "process_checkpoints",
-    "process_journal",
     "shutdown",
     "sqlite_path",
 ]
-
-Checkpoints: TypeAlias = Literal["dbos", "journal", "dbos-steps"]
-"""How steps are checkpointed: ``dbos`` (the default), DBOS step records written by pod,
-one committed row per step; ``journal``, pod's own ``pod_steps`` table; ``dbos-steps``,
-``DBOS.run_step_async`` (two transactions per step; see ``docs/durability.md``)."""
 
 SyncMode: TypeAlias = Literal["full", "normal"]
 """``full``: each checkpoint is on disk before the run goes on (survives a lost machine);
@@ -77,9 +66,6 @@ class DurableSettings(BaseModel, frozen=True, extra="forbid"):
     sync: SyncMode = "full"
     """``full`` syncs every checkpoint; ``normal`` trades the last checkpoints on a lost
     machine for speed (see ``docs/durability.md``)."""
-    checkpoints: Checkpoints = "dbos"
-    """``dbos``: one committed DBOS step record per step; ``journal``: one row per step in
-    ``pod_steps``; ``dbos-steps``: ``DBOS.run_step_async``."""
     executor_id: str | None = None
     """This process's name among workers; a process restarted with the same name recovers
     the runs it held. ``None``: DBOS's default (``local``)."""
@@ -137,7 +123,6 @@ async def launch(settings: DurableSettings | None = None) -> None:
     unfinished runs at launch.
     """
     settings = settings if settings is not None else DurableSettings()
-    _process.settings = settings  # before DBOS recovers runs, which open the journal
     DBOS(config=_config(settings))
     DBOS.launch()
     # The queue's limits live in the database: the last worker to start sets them.
@@ -156,36 +141,3 @@ def shutdown() -> None:
 
     close_writers()
     DBOS.destroy(destroy_registry=False)
-    if _process.journal is not None:
-        _process.journal.close()
-    _process.settings = _process.journal = None
-
-
-@final
-class _Process:
-    """What this process launched: DBOS lives once per process, and so does this."""
-
-    settings: DurableSettings | None = None
-    journal: Journal | None = None
-
-
-_process: Final = _Process()
-
-
-def process_checkpoints() -> Checkpoints:
-    """How this process checkpoints steps (``dbos`` before ``launch``)."""
-    settings = _process.settings
-    return "dbos" if settings is None else settings.checkpoints
-
-
-def process_journal() -> Journal | None:
-    """The step journal of this process (opened on first use: for PostgreSQL the database
-    exists once DBOS has launched); ``None`` when steps are DBOS steps."""
-    settings = _process.settings
-    if settings is None or settings.checkpoints != "journal":
-        return None
-    if _process.journal is None:
-        from ._journal import open_journal
-
-        _process.journal = open_journal(settings.database, settings.sync)
-    return _process.journal
