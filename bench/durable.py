@@ -13,9 +13,9 @@ Pod beside them too, in the same process, alternating). Flatness is the median g
 the tool's clock stamps around turn 10 and turn 1,000. Recovery: a 1,000-turn run is killed
 (SIGKILL) while waiting for its last model request; a new process launches DBOS, which
 replays the recorded steps, and the time from launch to the run's result is reported.
-Memory: what a 1,000-turn run holds halfway (allocated and alive, traced; eight runs at once,
-divided by eight), durable and in an in-memory Pod with the same parts; and the peak
-allocation of one run (a durable run's peak includes publishing its history at the end).
+Memory: what a 1,000-turn run holds halfway (allocated and alive, traced), durable and in an
+in-memory Pod with the same parts; and the peak allocation of one run (a durable run's peak
+includes DBOS serialising its result, the whole history, once at the end).
 
     python -m bench.durable [--quick]
 """
@@ -65,8 +65,6 @@ PER_TURN_TARGET: Final = {"sqlite": 3e-3, "postgres": 5e-3}
 """By database: the most a durable turn may cost (issue 15)."""
 FLATNESS_TARGET: Final = 1.5
 RECOVERY_TARGET: Final = 5.0
-HELD_RUNS: Final = 8
-"""Runs at once when measuring the memory a run holds."""
 POSTGRES_ENV: Final = "POD_BENCH_POSTGRES_URL"
 _EARLY: Final = (2, 22)
 _LATE: Final = (950, 1_000)
@@ -97,16 +95,12 @@ class _SwappableClient:
         self.block_at: int | None = None
         """Hang in the model request that follows this many tool results (then be killed)."""
         self.probe_at: int | None = None
-        """Note the memory traced when every run probed has made this many tool calls."""
-        self.probed_runs = 1
-        self.probe_hits = 0
+        """Note the memory traced at the model request that follows this many tool results."""
         self.traced = 0
 
     async def complete(self, request: LlmRequest) -> LlmResponse:
         if self.probe_at is not None and len(request.items) == 2 * self.probe_at + 1:
-            self.probe_hits += 1
-            if self.probe_hits == self.probed_runs:  # the last of the concurrent runs
-                self.traced = tracemalloc.get_traced_memory()[0]
+            self.traced = tracemalloc.get_traced_memory()[0]
         if self.block_at is not None and len(request.items) >= 2 * self.block_at:
             _signal_blocked()
             await asyncio.sleep(3600)  # killed here by the recovery benchmark
@@ -190,16 +184,14 @@ async def _in_memory_once(turns: int) -> None:
 
 
 async def _held(run: Callable[[], Awaitable[object]], client: _SwappableClient, turns: int) -> int:
-    """Bytes allocated and still alive halfway through a run (what a worker holds per run):
-    ``HELD_RUNS`` runs at once, the total divided by their number, so that what DBOS's
-    threads allocate meanwhile (polling its queue and notifications) is spread over them."""
+    """Bytes allocated and still alive halfway through a run (what a worker holds per run)."""
     gc.collect()
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
-        client.probe_at, client.probed_runs, client.probe_hits = turns // 2, HELD_RUNS, 0
-        await asyncio.gather(*(run() for _ in range(HELD_RUNS)))
-        return (client.traced - before) // HELD_RUNS
+        client.probe_at = turns // 2
+        await run()
+        return client.traced - before
     finally:
         client.probe_at = None
         tracemalloc.stop()

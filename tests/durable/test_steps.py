@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy
 from dbos import DBOSClient
 
 from llm_worker import (
@@ -36,10 +37,13 @@ from pod.durable import (
     DurableAgent,
     DurableRuns,
     DurableSettings,
+    SyncMode,
     launch,
     shutdown,
 )
 from pod.durable._agent import RunEnd
+
+from .conftest import Scene
 
 
 @tool
@@ -157,3 +161,19 @@ async def test_the_history_is_published_in_parts_not_in_the_stored_result(
         assert runs.result("run-parts") == outcome
         _, shown = runs.show("run-parts")
     assert len(shown) == len(outcome.history)
+
+
+@pytest.mark.parametrize(("sync", "expected"), [("normal", "off"), ("full", "on")])
+async def test_sync_normal_turns_off_synchronous_commit_for_dbos_on_postgresql(
+    sync: SyncMode, expected: str, postgres_scene: Scene
+) -> None:
+    from dbos._dbos import _get_dbos_instance  # DBOS's own engine: no public handle to it
+
+    await launch(DurableSettings(database=postgres_scene.database, sync=sync))
+    try:
+        engine = _get_dbos_instance()._sys_db.engine
+        with engine.connect() as connection:
+            setting = connection.execute(sqlalchemy.text("SHOW synchronous_commit")).scalar()
+    finally:
+        shutdown()
+    assert setting == expected
