@@ -7,6 +7,7 @@ type maps of the modules it imports are gone (and a cached module has no bodies 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import NamedTuple, final
 
 from mypy.checker import TypeChecker
@@ -25,6 +26,9 @@ from mypy.nodes import (
     Node,
     OverloadedFuncDef,
     RefExpr,
+    SuperExpr,
+    SymbolNode,
+    SymbolTableNode,
     TypeInfo,
     Var,
 )
@@ -40,8 +44,10 @@ __all__ = [
     "definition",
     "event_name",
     "function_of",
+    "held_by_instance",
     "hook_input",
     "instance_class",
+    "super_targets",
 ]
 
 
@@ -67,6 +73,20 @@ def function_of(node: Node | None) -> FuncDef | None:
     return None
 
 
+def held_by_instance(info: TypeInfo, name: str, symbol: SymbolTableNode) -> bool:
+    """Whether an attribute of ``info`` is held by each instance, so a value of the class may
+    carry anything its type allows. A class variable (``ClassVar``, or one a base declares so,
+    like pydantic's ``model_config``) and what a mypy plugin generates from the class body
+    (``__dataclass_fields__``) belong to the class: hook code that reads one is checked there."""
+    if symbol.plugin_generated:
+        return False
+    for base in info.mro:
+        declared = base.names.get(name)
+        if declared is not None and isinstance(declared.node, Var) and declared.node.is_classvar:
+            return False
+    return True
+
+
 def definition(expr: Expression, checker: TypeChecker) -> Definition | None:
     """The function, method or class ``expr`` refers to, if any."""
     if not isinstance(expr, RefExpr):
@@ -87,6 +107,35 @@ def definition(expr: Expression, checker: TypeChecker) -> Definition | None:
                     f"{method.info.name}.{method.name}", method.info.module_name, method
                 )
     return None
+
+
+def super_targets(
+    expr: SuperExpr, classes: Iterable[TypeInfo], checker: TypeChecker
+) -> list[tuple[TypeInfo, SymbolNode]]:
+    """What ``super().name`` (or ``super(T, obj).name``) may run, with the class defining
+    each: mypy resolves it along the MRO of the method's own class, but at run time ``self``
+    may be any subclass, whose MRO puts other classes after ``T`` (cooperative multiple
+    inheritance). So: the first definition after ``T`` in the MRO of ``T`` and of each class of
+    ``classes`` that has ``T`` among its bases. A ``T`` the plugin cannot name (``type(self)``)
+    counts every definition in those MROs."""
+    start = expr.info
+    if expr.call.args:
+        start = class_of(checker.lookup_type_or_none(expr.call.args[0]))
+    anchor = start or expr.info
+    if anchor is None:
+        return []
+    receivers = [anchor, *(info for info in classes if anchor in info.mro[1:])]
+    found: dict[int, tuple[TypeInfo, SymbolNode]] = {}
+    for receiver in receivers:
+        mro = receiver.mro
+        after = mro[mro.index(anchor) + 1 :] if start is not None else mro
+        for base in after:
+            symbol = base.names.get(expr.name)
+            if symbol is not None and symbol.node is not None:
+                found.setdefault(id(symbol.node), (base, symbol.node))
+                if start is not None:
+                    break
+    return list(found.values())
 
 
 def instance_class(expr: Expression, typ: Type) -> TypeInfo | None:

@@ -29,6 +29,7 @@ from mypy.nodes import (
     Block,
     CallExpr,
     ClassDef,
+    Context,
     Decorator,
     Expression,
     ExpressionStmt,
@@ -55,6 +56,9 @@ from mypy.nodes import (
     ReturnStmt,
     StarExpr,
     Statement,
+    StrExpr,
+    SuperExpr,
+    SymbolNode,
     TryStmt,
     TupleExpr,
     TypeInfo,
@@ -64,6 +68,7 @@ from mypy.nodes import (
 )
 from mypy.server.subexpr import get_subexpressions
 from mypy.types import Instance, Type, get_proper_type
+from mypy.util import correct_relative_import
 
 from ._consts import MODULE_HAZARD, PROCESS_WIDE_LISTS
 from ._defs import class_of, function_of
@@ -117,6 +122,16 @@ def root_binding(expr: Expression, checker: TypeChecker) -> Var | None:
     while True:
         if isinstance(expr, NameExpr):
             return expr.node if isinstance(expr.node, Var) else None
+        owner = _namespace_owner(expr)
+        if _is_globals(expr):
+            return None
+        if owner is not None:
+            expr = owner  # ``X.__dict__``, ``vars(X)``: what is stored there is in X
+            continue
+        read = _read_attribute_of(expr)
+        if read is not None:
+            expr = read  # ``getattr(X, "a")``: part of X
+            continue
         if isinstance(expr, MemberExpr):
             var = _member_var(expr, checker)
             if var is not None:
@@ -166,9 +181,12 @@ class Provenance:
         """Every class defined in the module (nested ones too)."""
         self.hazards: list[tuple[int, str]] = []
         """Lines where mypy's view and the run differ (unreachable blocks, TYPE_CHECKING)."""
-        self.top_level_hazards: list[tuple[int, str]] = []
-        """What a module with hook code may not do anywhere: a TYPE_CHECKING split that binds
-        names at run time, patching another module, installing process-wide callbacks."""
+        self._setup_hazards: list[tuple[int, str]] = []
+        self._passed: set[int] = set()
+        """Expressions assigned to a binding (an alias is tracked), by node identity."""
+        self._synthetic: list[Expression] = []
+        """Targets built for ``setattr(X, "a", v)`` and its spellings (kept alive: the
+        ``patched`` table is keyed by node identity)."""
         self._attached: dict[int, list[Expression]] = {}
         self._unknown: dict[Var, Var | None] = {}
         """Answers of :meth:`unknown_source` (one ``closed`` per module: the walker's)."""
@@ -178,8 +196,18 @@ class Provenance:
         self._source_cache: list[str] | None = None
         self._top_lines = {statement.line for statement in checker.tree.defs}
         self._walk(checker.tree.defs)
+        for statements in (checker.tree.defs, *(info.defn.defs.body for info in self.classes)):
+            self._note_rebindings(statements)
         self._calls_pending: list[Expression] | None = expressions
         """Calls that may store into a binding: read on the first question about flows."""
+
+    @property
+    def top_level_hazards(self) -> list[tuple[int, str]]:
+        """What a module with hook code may not do anywhere: a TYPE_CHECKING split that binds
+        names at run time, patching another module, replacing a method or a function's code,
+        installing process-wide callbacks."""
+        self._complete()
+        return self._setup_hazards
 
     def _complete(self) -> None:
         if self._calls_pending is not None:
@@ -241,10 +269,25 @@ class Provenance:
         self._complete()
         for flow in self._flows.get(var, ()):
             yield from _code_in(flow.value)
+        # ``H2 = HANDLER``: what the bindings it is built from hold (not through values that
+        # cannot hold code, ``COUNT = len(HANDLERS)``).
+        seen = {var}
+        pending = [] if self._closed_by_type(var) else list(self._sources_of(var))
+        while pending:
+            source = pending.pop()
+            if source in seen or self._closed_by_type(source):
+                continue
+            seen.add(source)
+            for flow in self._flows.get(source, ()):
+                yield from _code_in(flow.value)
+            pending.extend(self._sources_of(source))
 
-    def attached(self, function: FuncItem) -> Iterable[FuncItem | TypeInfo]:
-        """The code given to an attribute of ``function`` (``@f.register``,
-        ``f.register(int, impl)``): a ``functools.singledispatch`` function runs it."""
+    def attached(self, function: FuncItem | TypeInfo) -> Iterable[FuncItem | TypeInfo]:
+        """The code that may run when hook code calls ``function``: what is given to an
+        attribute of it (``@f.register``, ``f.register(int, impl)``: a
+        ``functools.singledispatch`` function runs it), and every other binding of its name in
+        its scope (a conditional or redefined ``def``/``class``, an import it replaces or that
+        replaces it, a function assigned to its name): mypy keeps one of them, the run any."""
         self._complete()
         for value in self._attached.get(id(function), ()):
             yield from _code_in(value)
@@ -260,10 +303,16 @@ class Provenance:
             self._add(target.expr, value)
             return
         base = target.base if isinstance(target, IndexExpr) else None
+        namespace = _namespace_owner(target.base) if isinstance(target, IndexExpr) else None
+        if isinstance(target, IndexExpr) and namespace is not None:
+            # ``X.__dict__["a"] = v``, ``vars(X)["a"] = v``, ``globals()["a"] = v``
+            self._set_attribute(namespace, target.index, value)
+            return
         if isinstance(base, RefExpr) and base.fullname in PROCESS_WIDE_LISTS:
-            self.top_level_hazards.append((target.line, f"changing {base.fullname}"))
+            self._setup_hazards.append((target.line, f"changing {base.fullname}"))
         if isinstance(target, MemberExpr):
             self._note_patch(target)
+            self._note_replaced_code(target)
         elif (
             isinstance(target, NameExpr)
             and target.kind == GDEF
@@ -271,10 +320,187 @@ class Provenance:
         ):
             # ``global X`` then ``X = ...`` in a function rebinds a module attribute.
             self.patched[id(target)] = f'rebinding module variable "{target.name}"'
+            if _code_node(target) is not None:
+                what = f'rebinding "{target.name}" in a function'
+                self._setup_hazards.append((target.line, what))
 
         var = root_binding(target, self._checker)
         if var is not None:
             self._flows.setdefault(var, []).append(_Flow(value, value.line))
+            self._note_alias(var, value)
+
+    def _note_alias(self, var: Var, value: Expression) -> None:
+        """``M = L``, ``D = X.__dict__``, ``E = X.items[0]``: ``var`` is (part of) another
+        binding's mutable value, so what is stored through ``var`` is stored there too."""
+        self._passed.add(id(value))
+        if not isinstance(value, NameExpr | MemberExpr | IndexExpr | CallExpr):
+            return
+        if isinstance(value, CallExpr) and _namespace_owner(value) is None:
+            return
+        if var.type is not None and self._immutable(var.type):
+            return
+        alias = root_binding(value, self._checker)
+        if alias is not None and alias is not var:
+            reference = NameExpr(var.name)
+            reference.node = var
+            self._flows.setdefault(alias, []).append(_Flow(reference, value.line))
+
+    def _set_attribute(self, owner: Expression, name: Expression, value: Expression) -> None:
+        """``setattr(X, "a", v)`` (and ``X.__setattr__``, ``object.__setattr__``,
+        ``X.__dict__[...]``, ``vars(X)[...]``) is ``X.a = v``. With a computed name it
+        taints ``X`` as a whole; a class, module or function has no binding to taint, so
+        that is refused."""
+        if isinstance(name, StrExpr):
+            target = self._attribute_target(owner, name.value)
+            if target is not None:
+                self._add(target, value)
+            return
+        typ = get_proper_type(self._checker.lookup_type_or_none(owner))
+        plain = isinstance(typ, Instance) and typ.type.fullname != "types.ModuleType"
+        var = root_binding(owner, self._checker) if plain and not _is_globals(owner) else None
+        if var is None:
+            # A class, module or function object, globals(), or an object of no binding.
+            shown = "globals()" if _is_globals(owner) else f'"{self._text(owner)}"'
+            self._setup_hazards.append(
+                (owner.line, f"setting an attribute of {shown} by a computed name")
+            )
+            return
+        self._flows.setdefault(var, []).append(_Flow(value, value.line))
+
+    def _attribute_target(self, owner: Expression, name: str) -> Expression | None:
+        if _is_globals(owner):
+            symbol = self._checker.tree.names.get(name)
+            if symbol is None:
+                return None
+            if isinstance(symbol.node, FuncDef | Decorator | OverloadedFuncDef | TypeInfo):
+                what = f'rebinding "{name}" through globals()'
+                self._setup_hazards.append((owner.line, what))
+            target: RefExpr = NameExpr(name)
+            target.kind = GDEF
+        else:
+            target = MemberExpr(owner, name)
+            module = owner.node if isinstance(owner, RefExpr) else None
+            symbol = module.names.get(name) if isinstance(module, MypyFile) else None
+        if symbol is not None:
+            target.node = symbol.node
+        target.set_line(owner)
+        self._synthetic.append(target)
+        return target
+
+    def _note_replaced_code(self, target: MemberExpr) -> None:
+        """Assigning a method's name (on the class or an instance, which shadows it) or an
+        attribute of a function (``f.__code__``, ``f.__defaults__``) changes what code runs
+        under a name the plugin follows: never allowed in a module with hook code."""
+        base = target.expr
+        module = base.node if isinstance(base, RefExpr) else None
+        if isinstance(module, MypyFile):
+            # Another module's attributes: refused by _note_patch.
+            here = module.fullname == self._checker.tree.fullname
+            symbol = module.names.get(target.name) if here else None
+            if symbol is not None and isinstance(symbol.node, FuncDef | Decorator | TypeInfo):
+                what = f'replacing "{target.name}" of module "{module.fullname}"'
+                self._setup_hazards.append((target.line, what))
+            return
+        typ = get_proper_type(self._checker.lookup_type_or_none(base))
+        if isinstance(typ, Instance) and typ.type.fullname == "types.ModuleType":
+            what = f'assigning attribute "{target.name}" of a module object'
+            self._setup_hazards.append((target.line, what))
+            return
+        if isinstance(base, NameExpr | MemberExpr) and function_of(base.node) is not None:
+            what = f'assigning attribute "{target.name}" of function "{base.name}"'
+            self._setup_hazards.append((target.line, what))
+            return
+        owner = base.node if isinstance(base, RefExpr) else None
+        if not isinstance(owner, TypeInfo):
+            owner = class_of(self._checker.lookup_type_or_none(base))
+        symbol = owner.get(target.name) if owner is not None else None
+        if owner is not None and symbol is not None and function_of(symbol.node) is not None:
+            what = f'replacing method "{owner.name}.{target.name}"'
+            self._setup_hazards.append((target.line, what))
+
+    def _note_rebindings(self, statements: list[Statement]) -> None:
+        """Attach to each function and class bound to a name of one scope (the module, a
+        class body) every other binding of that name there."""
+        bound: dict[str, list[tuple[Node, NameExpr | None]]] = {}
+        self._bindings(statements, bound)
+        for name, raw in bound.items():
+            if len(raw) < 2:
+                continue  # the usual case: nothing more to read
+            bindings = [self._binding(name, node, lvalue) for node, lvalue in raw]
+            owners = [b.code for b in bindings if b.code is not None]
+            if not owners:
+                continue  # a variable bound twice: its flows are tracked as usual
+            for binding in bindings:
+                unfollowed = binding.variable is None and not _followable(binding.value)
+                if binding.code is None and unfollowed:
+                    what = f'rebinding "{name}" to a value the plugin cannot follow'
+                    self._setup_hazards.append((binding.value.line, what))
+                for owner in owners:
+                    if owner is not binding.code:
+                        self._attached.setdefault(id(owner), []).append(binding.value)
+                if binding.variable is not None:  # ``helper = None`` then ``def helper()``
+                    self._flows.setdefault(binding.variable, []).extend(
+                        _Flow(_reference(owner), binding.value.line) for owner in owners
+                    )
+
+    def _bindings(
+        self, statements: Iterable[Node], bound: dict[str, list[tuple[Node, NameExpr | None]]]
+    ) -> None:
+        """Every statement that binds a name in one scope (``def``, ``class``, ``import``,
+        ``name = value``), through ``if``/``try``/loops but not into functions or classes."""
+        for node in statements:
+            if isinstance(node, FuncDef | Decorator | OverloadedFuncDef | ClassDef):
+                bound.setdefault(node.name, []).append((node, None))
+            elif isinstance(node, AssignmentStmt):
+                for lvalue in node.lvalues:
+                    if isinstance(lvalue, NameExpr):
+                        bound.setdefault(lvalue.name, []).append((node, lvalue))
+            elif isinstance(node, ImportFrom):
+                for name, alias in node.names:
+                    bound.setdefault(alias or name, []).append((node, None))
+            elif isinstance(node, ImportAll):
+                module = self._imported_module(node)
+                for name, symbol in module.names.items() if module is not None else ():
+                    if symbol.module_public and symbol.node is not None:
+                        bound.setdefault(name, []).append((node, None))
+            elif isinstance(node, IfStmt):
+                self._bindings([*node.body, *_optional(node.else_body)], bound)
+            elif isinstance(node, TryStmt):
+                blocks = [node.body, *node.handlers, *_optional(node.else_body)]
+                self._bindings([*blocks, *_optional(node.finally_body)], bound)
+            elif isinstance(node, ForStmt | WhileStmt):
+                self._bindings([node.body, *_optional(node.else_body)], bound)
+            elif isinstance(node, WithStmt):
+                self._bindings([node.body], bound)
+            elif isinstance(node, MatchStmt):
+                self._bindings(node.bodies, bound)
+            elif isinstance(node, Block):
+                self._bindings(node.body, bound)
+
+    def _binding(self, name: str, node: Node, lvalue: NameExpr | None) -> _Binding:
+        if isinstance(node, AssignmentStmt) and lvalue is not None:
+            var = lvalue.node if isinstance(lvalue.node, Var) else None
+            return _Binding(node.rvalue, None, var)
+        if isinstance(node, ImportFrom | ImportAll):
+            # What the import binds (an unresolvable one refers to nothing).
+            module = self._imported_module(node)
+            imported = name
+            if isinstance(node, ImportFrom):
+                imported = next((n for n, alias in node.names if (alias or n) == name), name)
+            symbol = module.names.get(imported) if module is not None else None
+            value = _reference_to(symbol.node if symbol is not None else None, node)
+            return _Binding(value, _code_node(value))
+        code = node.info if isinstance(node, ClassDef) else function_of(node)
+        if code is None:
+            return _Binding(_reference_to(None, node), None)
+        return _Binding(_reference(code), code)
+
+    def _imported_module(self, node: ImportFrom | ImportAll) -> MypyFile | None:
+        tree = self._checker.tree
+        module_id, _ = correct_relative_import(
+            tree.fullname, node.relative, node.id, tree.is_package_init_file()
+        )
+        return self._checker.modules.get(module_id)
 
     def _note_patch(self, target: MemberExpr) -> None:
         base = target.expr
@@ -291,7 +517,7 @@ class Provenance:
                 owner = base.node.module_name
             if owner != self._checker.tree.fullname:
                 # Setup code may patch its own module, never another one.
-                self.top_level_hazards.append(
+                self._setup_hazards.append(
                     (target.line, f'assigning attribute "{target.name}" of {what}')
                 )
             return
@@ -366,7 +592,7 @@ class Provenance:
             if any(_names_type_checking(e) for e in node.expr):
                 self.hazards.append((node.line, "type_checking"))
                 if node.else_body is not None and node.line in self._top_lines:
-                    self.top_level_hazards.append((node.line, MODULE_HAZARD))
+                    self._setup_hazards.append((node.line, MODULE_HAZARD))
             pending.extend(node.body)
             if node.else_body is not None:
                 pending.append(node.else_body)
@@ -401,18 +627,78 @@ class Provenance:
             self.classes.append(node.info)
             pending.append(node.defs)
 
-    def _expressions(self, expressions: Iterable[Expression]) -> None:
-        """Walrus targets, and calls that may store their arguments."""
+    def _expressions(self, expressions: list[Expression]) -> None:
+        """Walrus targets, calls that may store their arguments, and ways to store out of
+        sight."""
+        hidden: list[tuple[Expression, str]] = []
         for expr in expressions:
+            kind = _hides_a_store(expr)
+            if kind is not None:
+                hidden.append((expr, kind))
             if isinstance(expr, AssignmentExpr):
                 self._add(expr.target, expr.value)
-            elif isinstance(expr, CallExpr) and isinstance(expr.callee, MemberExpr):
-                self._call(expr, expr.callee)
-                for argument in expr.args:
-                    self._attach(expr.callee, argument)
-            elif isinstance(expr, CallExpr) and isinstance(expr.callee, CallExpr | NameExpr):
-                for argument in expr.args:
-                    self._attach(expr.callee, argument)
+            elif isinstance(expr, CallExpr):
+                callee = expr.callee
+                self._setattr_call(expr)
+                if isinstance(callee, RefExpr) and callee.fullname in _RUNS_SOURCE:
+                    # It binds names (``exec("f = ...")``, a walrus in ``eval``) out of sight.
+                    what = f"calling {callee.fullname.removeprefix('builtins.')}()"
+                    self._setup_hazards.append((expr.line, what))
+                if isinstance(callee, MemberExpr):
+                    self._call(expr, callee)
+                if isinstance(callee, MemberExpr | CallExpr | NameExpr):
+                    for argument in expr.args:
+                        self._attach(callee, argument)
+        if hidden:
+            self._note_hidden_stores(expressions, hidden)
+
+    def _note_hidden_stores(
+        self, expressions: list[Expression], hidden: list[tuple[Expression, str]]
+    ) -> None:
+        """``setattr`` and ``__setattr__`` only called directly; a namespace only called,
+        indexed, used as a receiver (``X.__dict__.update(...)`` stores in X) or aliased."""
+        called: set[int] = set()
+        handled = set(self._passed)
+        for expr in expressions:
+            if isinstance(expr, CallExpr):
+                called.add(id(expr.callee))
+                if isinstance(expr.callee, MemberExpr):
+                    handled.add(id(expr.callee.expr))
+            elif isinstance(expr, IndexExpr):
+                handled.add(id(expr.base))
+        what = "passing setattr, __setattr__, __dict__, vars() or globals() around"
+        for expr, kind in hidden:
+            if id(expr) not in called and (kind == "setter" or id(expr) not in handled):
+                self._setup_hazards.append((expr.line, what))
+
+    def _setattr_call(self, call: CallExpr) -> None:
+        """``setattr(X, n, v)``, ``object.__setattr__(X, n, v)``, ``X.__setattr__(n, v)``,
+        ``super().__setattr__(n, v)``."""
+        callee, args = call.callee, call.args
+        if isinstance(callee, RefExpr) and callee.fullname == "builtins.setattr":
+            if len(args) == 3:
+                self._set_attribute(args[0], args[1], args[2])
+        elif isinstance(callee, MemberExpr) and callee.name == "__setattr__":
+            receiver = get_proper_type(self._checker.lookup_type_or_none(callee.expr))
+            if isinstance(receiver, Instance) and len(args) == 2:
+                self._set_attribute(callee.expr, args[0], args[1])
+            elif len(args) == 3:  # unbound, through a class
+                self._set_attribute(args[0], args[1], args[2])
+        elif isinstance(callee, SuperExpr) and callee.name == "__setattr__" and len(args) == 2:
+            self._super_setattr(callee, args[0], args[1])
+
+    def _super_setattr(self, callee: SuperExpr, name: Expression, value: Expression) -> None:
+        info = callee.info
+        if info is None:
+            return
+        names = [name.value] if isinstance(name, StrExpr) else list(info.names)
+        for attribute in names:
+            symbol = info.get(attribute)
+            if symbol is not None and isinstance(symbol.node, Var):
+                self._flows.setdefault(symbol.node, []).append(_Flow(value, value.line))
+            elif symbol is not None and function_of(symbol.node) is not None:
+                what = f'replacing method "{info.name}.{attribute}"'
+                self._setup_hazards.append((callee.line, what))
 
     def _call(self, call: CallExpr, callee: MemberExpr) -> None:
         receiver = get_proper_type(self._checker.lookup_type_or_none(callee.expr))
@@ -508,12 +794,16 @@ _LEAVES: Final = frozenset(
     {ExpressionStmt, ReturnStmt, PassStmt, RaiseStmt, AssertStmt, Import, ImportFrom, ImportAll}
 )
 """Statements that bind nothing and hold no block (their calls are read separately)."""
+_SETATTR: Final = "builtins.setattr"
+_RUNS_SOURCE: Final = frozenset({"builtins.exec", "builtins.eval"})
+_NAMESPACE_CALLS: Final = frozenset({"builtins.vars", "builtins.globals", "builtins.locals"})
+_LOCAL_NAMESPACES: Final = frozenset({"builtins.vars", "builtins.locals"})
 _SHOWN: Final = 60
 """Longest right-hand side a message quotes whole."""
 _TYPE_CHECKING_NAMES: Final = frozenset({"TYPE_CHECKING", "MYPY"})
 
 
-def _reference(value: FuncDef) -> NameExpr:
+def _reference(value: FuncDef | TypeInfo) -> NameExpr:
     """A name bound to a function (what a decorator is given)."""
     name = NameExpr(value.name)
     name.node = value
@@ -533,6 +823,99 @@ def _code_in(value: Expression) -> Iterable[FuncItem | TypeInfo]:
                 func = function_of(expr.node)
                 if func is not None:
                     yield func
+
+
+@final
+class _Binding(NamedTuple):
+    """One binding of a name in a scope."""
+
+    value: Expression
+    """What it binds, as an expression (a reference for a ``def``, ``class`` or import)."""
+    code: FuncDef | TypeInfo | None
+    """The function or class it binds, when the binding is one."""
+    variable: Var | None = None
+    """The variable an assignment binds, when the name is one."""
+
+
+def _optional(block: Block | None) -> list[Block]:
+    return [block] if block is not None else []
+
+
+def _code_node(value: Expression) -> FuncDef | TypeInfo | None:
+    if not isinstance(value, RefExpr):
+        return None
+    return value.node if isinstance(value.node, TypeInfo) else function_of(value.node)
+
+
+def _followable(value: Expression) -> bool:
+    """A value whose code the plugin follows when it is bound to a function's name: a
+    lambda or a function or class named as such (not a call, a bound method, a partial)."""
+    return isinstance(value, LambdaExpr) or _code_node(value) is not None
+
+
+def _reference_to(node: SymbolNode | None, context: Context) -> NameExpr:
+    name = NameExpr(getattr(node, "name", "?"))
+    name.node = node
+    name.set_line(context)
+    return name
+
+
+def _hides_a_store(expr: Expression) -> str | None:
+    """A way to store an attribute (``setattr``, ``__setattr__``) or a namespace
+    (``X.__dict__``, ``vars(X)``, ``globals()``): only a direct call, an item or an alias is
+    tracked; passed anywhere else (``s = setattr``, ``partial(setattr, X)``,
+    ``operator.setitem(X.__dict__, ...)``) it would store out of sight."""
+    kind = type(expr)
+    if kind is MemberExpr:
+        assert isinstance(expr, MemberExpr)
+        name = expr.name
+        if name == "__dict__":
+            return "namespace"
+        if name == "__setattr__" or expr.fullname == _SETATTR:
+            return "setter"
+    elif kind is NameExpr:
+        assert isinstance(expr, NameExpr)
+        if expr.fullname == _SETATTR:
+            return "setter"
+    elif kind is CallExpr:
+        assert isinstance(expr, CallExpr)
+        callee = expr.callee
+        if isinstance(callee, RefExpr) and callee.fullname in _NAMESPACE_CALLS:
+            return "namespace"
+    return None
+
+
+def _namespace_owner(expr: Expression) -> Expression | None:
+    """``X`` for ``X.__dict__`` and ``vars(X)``; the ``globals()`` call itself."""
+    if isinstance(expr, MemberExpr) and expr.name == "__dict__":
+        return expr.expr
+    if isinstance(expr, CallExpr) and isinstance(expr.callee, RefExpr):
+        if expr.callee.fullname == "builtins.vars" and len(expr.args) == 1:
+            return expr.args[0]
+        if _is_globals(expr):
+            return expr
+    return None
+
+
+def _read_attribute_of(expr: Expression) -> Expression | None:
+    """``X`` for ``getattr(X, n)``, ``X.__getattribute__(n)``, ``object.__getattribute__(X, n)``."""
+    if not isinstance(expr, CallExpr) or not expr.args:
+        return None
+    callee = expr.callee
+    if isinstance(callee, RefExpr) and callee.fullname == "builtins.getattr":
+        return expr.args[0]
+    if isinstance(callee, MemberExpr) and callee.name == "__getattribute__":
+        return expr.args[0] if len(expr.args) == 2 else callee.expr
+    return None
+
+
+def _is_globals(expr: Expression) -> bool:
+    """``globals()``, or ``vars()``/``locals()`` without an argument (at module level, the
+    same dictionary)."""
+    if not isinstance(expr, CallExpr) or not isinstance(expr.callee, RefExpr):
+        return False
+    name = expr.callee.fullname
+    return name == "builtins.globals" or (name in _LOCAL_NAMESPACES and not expr.args)
 
 
 def _names_type_checking(expr: Expression) -> bool:

@@ -20,6 +20,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final, assert_never, cast
 
+from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -49,6 +50,14 @@ EXIT_OK: Final = 0
 EXIT_FAILED: Final = 1
 EXIT_USAGE: Final = 2
 _COMMANDS: Final = frozenset({"worker", "submit", "approve", "runs"})
+_WORKER_OPTIONS: Final = {
+    "executor_id": "--executor-id",
+    "concurrency": "--concurrency",
+    "worker_concurrency": "--worker-concurrency",
+    "heartbeat_seconds": "--heartbeat",
+    "dead_after_seconds": "--dead-after",
+}
+"""The ``pod worker`` option of each ``DurableSettings`` field it sets, for error lines."""
 
 
 def _database(parser: argparse.ArgumentParser) -> None:
@@ -68,16 +77,37 @@ def add_durable_commands(add_parser: Callable[..., argparse.ArgumentParser]) -> 
         "worker",
         help="serve durable runs: recover this worker's runs, take queued ones",
         description="Serve the durable runs of the agents in APP until stopped (SIGTERM, "
-        "Ctrl-C). A worker restarted under the same --executor-id recovers the runs it held.",
+        "Ctrl-C). A worker restarted under the same --executor-id recovers the runs it held; "
+        "on PostgreSQL, live workers also take over the runs of a worker that stopped "
+        "beating for --dead-after seconds.",
     )
     worker.add_argument(
         "--app", required=True, metavar="MODULE:ATTR", help="a DurableAgent (or a list of them)"
     )
-    worker.add_argument("--executor-id", help="this worker's name among workers (default local)")
+    worker.add_argument(
+        "--executor-id",
+        help="this worker's name among workers (default: local on SQLite, a fresh name per "
+        "process on PostgreSQL)",
+    )
     worker.add_argument(
         "--concurrency", type=int, help="runs of the queue in progress at once, all workers"
     )
     worker.add_argument("--worker-concurrency", type=int, help="runs this worker takes at once")
+    worker.add_argument(
+        "--heartbeat",
+        type=float,
+        default=5.0,
+        metavar="SECONDS",
+        help="PostgreSQL: how often this worker marks itself alive (default 5)",
+    )
+    worker.add_argument(
+        "--dead-after",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="PostgreSQL: a worker silent this long is dead and its runs are taken over "
+        "(default 30, at least twice --heartbeat)",
+    )
     worker.add_argument(
         "--sync",
         choices=("full", "normal"),
@@ -254,13 +284,15 @@ def _info_json(info: RunInfo) -> object:
 
 def _runs_table(listed: Sequence[RunInfo]) -> Table:
     table = Table(title="durable runs")
-    for column in ("run", "agent", "status", "pending approvals", "started", "last step"):
+    columns = ("run", "agent", "status", "worker", "pending approvals", "started", "last step")
+    for column in columns:
         table.add_column(column, overflow="fold")  # whole ids and names, never "…"
     for info in listed:
         table.add_row(
             info.run_id,
             info.agent,
             info.status,
+            info.executor or "",
             ", ".join(info.pending_calls),
             "" if info.started is None else info.started.strftime("%Y-%m-%d %H:%M:%S"),
             info.last_step or "",
@@ -268,13 +300,35 @@ def _runs_table(listed: Sequence[RunInfo]) -> Table:
     return table
 
 
+def _first_problem(exc: ValidationError) -> str:
+    """One line for a setting pydantic refused: the option's problem, as the user typed it."""
+    error = exc.errors()[0]
+    message = str(error["msg"]).removeprefix("Value error, ")
+    field = str(error["loc"][0]) if error["loc"] else ""
+    return f"{_WORKER_OPTIONS[field]}: {message}" if field in _WORKER_OPTIONS else message
+
+
 def _print_json(document: object) -> None:
     sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
 
 def _worker(args: argparse.Namespace, errors: Console) -> int:
+    from dbos import DBOS
+
     from .durable import DurableAgent, DurableSettings, database_url, launch, shutdown
 
+    try:  # before the app's code is imported: a typo costs nothing
+        settings = DurableSettings(
+            database=database_url(args.database),
+            sync=args.sync,
+            executor_id=args.executor_id,
+            concurrency=args.concurrency,
+            worker_concurrency=args.worker_concurrency,
+            heartbeat_seconds=args.heartbeat,
+            dead_after_seconds=args.dead_after,
+        )
+    except ValidationError as exc:
+        raise PodUsageError(_first_problem(exc)) from exc
     loaded = _load_object(args.app)
     candidates: list[object] = (
         list(cast("Sequence[object]", loaded)) if isinstance(loaded, list | tuple) else [loaded]
@@ -282,13 +336,6 @@ def _worker(args: argparse.Namespace, errors: Console) -> int:
     agents = [a for a in candidates if isinstance(a, DurableAgent)]
     if not agents or len(agents) != len(candidates):
         raise LoadError(f"{args.app} is not a DurableAgent (or a list of them)")
-    settings = DurableSettings(
-        database=database_url(args.database),
-        sync=args.sync,
-        executor_id=args.executor_id,
-        concurrency=args.concurrency,
-        worker_concurrency=args.worker_concurrency,
-    )
 
     async def serve() -> None:
         stop = asyncio.Event()
@@ -297,7 +344,7 @@ def _worker(args: argparse.Namespace, errors: Console) -> int:
             loop.add_signal_handler(signum, stop.set)
         await launch(settings)
         names = ", ".join(a.name for a in agents)
-        errors.print(f"worker {args.executor_id or 'local'}: serving {names}", highlight=False)
+        errors.print(f"worker {DBOS.executor_id}: serving {names}", highlight=False)
         try:
             await stop.wait()
         finally:

@@ -208,7 +208,7 @@ def resume_command(args: argparse.Namespace, parser: argparse.ArgumentParser) ->
     if answer is None:
         return _drive(session, None, paused)
     if answer.end_run:
-        return _end_by_user(session)
+        return _drive(session, lambda: pod.abort(USER_ABORT_REASON), None)
     decisions = answer.decisions
     return _drive(session, lambda: pod.resume(decisions), None)
 
@@ -243,10 +243,10 @@ def _drive(
                 break  # nobody to answer any more: save it
             finally:
                 asking = False
-            if answer.end_run:
-                return _end_by_user(session)
-            decisions = answer.decisions
-            result = runner.run(pod.resume(decisions))
+            if answer.end_run:  # a pause with no pending call: ends as a hook's Abort would
+                result = runner.run(pod.abort(USER_ABORT_REASON))
+            else:
+                result = runner.run(pod.resume(answer.decisions))
     except KeyboardInterrupt:
         if asking:
             output.note("")  # the prompt's line is left open
@@ -314,25 +314,6 @@ def _report(session: _Session, result: PodResult) -> int:
         )
     )
     return code
-
-
-def _end_by_user(session: _Session) -> int:
-    """A pause with no pending call, aborted by the person: there is nothing to resume."""
-    output = session.output
-    output.error(f"aborted: {USER_ABORT_REASON}")
-    output.closing_line(session.pod.usage)
-    output.result(
-        result_object(
-            None,
-            status="aborted",
-            exit_code=EXIT_ABORTED,
-            usage=session.pod.usage,
-            stats=output.stats,
-            snapshot=None,
-            reason=USER_ABORT_REASON,
-        )
-    )
-    return EXIT_ABORTED
 
 
 def _cancelled(session: _Session, paused: Paused | None) -> int:

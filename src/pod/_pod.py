@@ -227,6 +227,22 @@ class Pod(Privileged):
         finally:
             self._busy = False
 
+    async def abort(self, reason: str) -> Aborted:
+        """End a paused run as ``Aborted``, as a hook's or a decision's ``Abort`` would.
+
+        Its pending tool calls get synthetic results, then the interceptors and the
+        ``ABORT`` hooks are told. For a pause with no pending call (at ``PRE_LLM_REQUEST``,
+        ``TURN_END`` or ``PRE_COMPACT``), which no decision given to ``resume`` can end.
+
+        Raises:
+            WorkerStateError: the Pod is running or not paused.
+        """
+        self._enter()
+        try:
+            return await self._worker.abort(reason)
+        finally:
+            self._busy = False
+
     # -- saving and restoring -------------------------------------------------------------
 
     def snapshot(self) -> PodSnapshot:

@@ -75,7 +75,9 @@ from dataclasses import dataclass
 
 from helpers import NEEDS_APPROVAL
 
-from pod import Continue, HookRegistry, Pause, ToolCallSummary, events
+from pathlib import Path
+
+from pod import AbortInfo, Continue, HookRegistry, Pause, ToolCallSummary, TurnEndInfo, events
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,19 @@ def ask_first(call: ToolCallSummary) -> Continue | Pause:
 
 
 no_pause = HookRegistry()
+
+review = HookRegistry()
+
+
+@review.on(events.TURN_END)
+def review_the_answer(info: TurnEndInfo) -> Pause:
+    return Pause(reason="a human reviews the answer")
+
+
+@review.on(events.ABORT)
+def count_abort(info: AbortInfo) -> None:
+    with Path("aborts.log").open("a") as log:  # counted outside the process
+        log.write(info.reason + "\\n")
 """
 
 TOOLS = '''

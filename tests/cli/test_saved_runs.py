@@ -119,6 +119,20 @@ def test_abort_ends_the_saved_run(server: ReplayServer, project: Path, tmp_path:
     assert kinds.count("tool_call") == kinds.count("tool_result") == 2
 
 
+def test_abort_at_a_pause_with_no_pending_call_tells_the_abort_hooks(
+    server: ReplayServer, project: Path, tmp_path: Path
+) -> None:
+    queue_weather_session(server)
+    paused = pod_command("run", PROMPT, *run_arguments(server, project, "review"), cwd=tmp_path)
+    assert paused.returncode == 5, paused.stderr  # paused at the turn's end
+    path = tmp_path / saved_path(paused.stderr)
+    aborted = pod_command("resume", str(path), "--abort", "--api-key=k", cwd=tmp_path)
+    assert aborted.returncode == 1, aborted.stderr
+    assert "aborted: aborted by the user" in aborted.stderr
+    assert (tmp_path / "aborts.log").read_text() == "aborted by the user\n"
+    assert len(server.requests) == 2  # nothing more was asked of the model
+
+
 def test_json_output_is_one_object_per_line_ending_with_the_result(
     server: ReplayServer, project: Path, tmp_path: Path
 ) -> None:

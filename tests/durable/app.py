@@ -23,6 +23,7 @@ from typing import Any, Final
 
 from llm_worker import LlmRequest, ScriptedCall, ScriptedClient, ScriptedReply, ToolResult, tool
 from pod import (
+    AbortInfo,
     Continue,
     HookRegistry,
     Pause,
@@ -30,6 +31,7 @@ from pod import (
     Skip,
     ToolCallSummary,
     TraceEvent,
+    TurnEndInfo,
     events,
 )
 from pod.durable import DurableAgent, DurableRuns, DurableSettings, launch, shutdown
@@ -104,10 +106,22 @@ def _ask_a_human(call: ToolCallSummary) -> Continue | Pause:
     return Continue()
 
 
-def parts(*, approval: bool = False) -> dict[str, Any]:
-    """The parts of the agents, also for a plain ``Pod`` (the uninterrupted reference)."""
+def _review_the_answer(info: TurnEndInfo) -> Pause:
+    return Pause(reason="a human reviews the answer")
+
+
+def _count_abort(info: AbortInfo) -> None:
+    _log(f"abort {info.reason}")
+
+
+def parts(*, approval: bool = False, review: bool = False) -> dict[str, Any]:
+    """The parts of the agents, also for a plain ``Pod`` (the uninterrupted reference).
+    ``review``: the turn pauses at its end, with no pending call."""
     hooks = HookRegistry()
     hooks.on(events.PRE_TOOL_CALL, _ask_a_human if approval else _watch)
+    hooks.on(events.ABORT, _count_abort)
+    if review:
+        hooks.on(events.TURN_END, _review_the_answer)
     return {
         "client": ScriptedClient(then=reply, record=False),
         "tools": [work],
@@ -120,7 +134,8 @@ def parts(*, approval: bool = False) -> dict[str, Any]:
 crash_agent: Final = DurableAgent("crash", **parts())
 approval_agent: Final = DurableAgent("approval", **parts(approval=True))
 scale_agent: Final = DurableAgent("scale", **parts())
-AGENTS: Final = {a.name: a for a in (crash_agent, approval_agent, scale_agent)}
+review_agent: Final = DurableAgent("review", **parts(review=True))
+AGENTS: Final = {a.name: a for a in (crash_agent, approval_agent, scale_agent, review_agent)}
 
 
 async def _main(command: str, arguments: list[str]) -> int:

@@ -4,12 +4,13 @@ process; a third process completes the run. Bad decisions are refused and send n
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
 import pytest
 
-from llm_worker import Continue, Finished, Paused, ToolResult
+from llm_worker import Aborted, Continue, Finished, Paused, ToolResult
 from llm_worker.testing import assert_well_formed
 from pod import Pod
 from pod.durable import DurableRuns, RunOutcome
@@ -21,8 +22,8 @@ from .conftest import REPO, Scene, counts
 PAUSED_CALL = f"a-{app.APPROVAL_STEP}"
 
 
-def _pause(scene: Scene, run_id: str = "run-a") -> None:
-    paused = scene.run(["-m", "tests.durable.app", "until-paused", "approval", "a", run_id])
+def _pause(scene: Scene, run_id: str = "run-a", *, agent: str = "approval") -> None:
+    paused = scene.run(["-m", "tests.durable.app", "until-paused", agent, "a", run_id])
     assert paused.returncode == 0, paused.stderr
 
 
@@ -51,6 +52,11 @@ async def test_approval_across_three_processes(
     (listed,) = json.loads(out)
     assert listed["status"] == "paused"
     assert listed["pending_calls"] == [PAUSED_CALL]
+    assert listed["executor"] == "local"  # the worker holding it: SQLite's one process
+    code, out, err = _pod(sqlite_scene, "runs")
+    assert code == 0, err
+    assert re.search(r"\W status\W+worker\W", out), out
+    assert re.search(r"\W run-a\W+approval\W+paused\W+local\W", out), out
 
     code, out, err = _pod(sqlite_scene, "runs", "show", "run-a", "--json")
     assert code == 0, err
@@ -105,6 +111,29 @@ async def test_abort_ends_the_run_with_the_pending_call_closed(sqlite_scene: Sce
     assert outcome.result.model_dump()["reason"] == "aborted by the user"
     assert_well_formed(outcome.history)
     assert "start a:1" not in sqlite_scene.events()
+    assert counts(sqlite_scene.events(), "abort ") == {"aborted by the user": 1}
+
+
+async def test_abort_of_a_pause_with_no_pending_call_tells_the_abort_hooks(
+    sqlite_scene: Scene, reference_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _pause(sqlite_scene, agent="review")  # paused at TURN_END: no call to decide
+    with DurableRuns(sqlite_scene.database) as runs:
+        assert runs.get("run-a").pending_calls == ()
+    code, out, err = _pod(sqlite_scene, "approve", "run-a", "--abort")
+    assert (code, err) == (0, ""), err
+    assert "pending calls: none" in out
+    recovered = sqlite_scene.run(["-m", "tests.durable.app", "recover", "run-a"])
+    outcome = RunOutcome.model_validate_json(recovered.stdout)
+
+    assert outcome.result == Aborted(reason="aborted by the user", turn=0)
+    # Counted outside the processes: the ABORT hooks were told once, as in a Pod in memory.
+    assert counts(sqlite_scene.events(), "abort ") == {"aborted by the user": 1}
+    monkeypatch.setenv("POD_TEST_COUNTS", str(reference_folder))
+    pod = Pod(**app.parts(review=True))
+    assert isinstance(await pod.run("a"), Paused)
+    assert await pod.abort("aborted by the user") == outcome.result
+    assert outcome.history == pod.history
 
 
 BAD_DECISIONS = [

@@ -20,6 +20,9 @@ from llm_worker import (
 from llm_worker.testing import assert_well_formed
 from pod import (
     NOTIFICATION_PREFIX,
+    Abort,
+    Aborted,
+    AbortInfo,
     Continue,
     Finished,
     HookRegistry,
@@ -31,6 +34,8 @@ from pod import (
     Skip,
     SnapshotError,
     ToolCallSummary,
+    TurnEndInfo,
+    WorkerStateError,
     events,
 )
 from pod._snapshot import POD_SNAPSHOT_VERSION
@@ -165,3 +170,46 @@ async def test_cancelling_the_task_running_a_pod_keeps_history_and_pod_usable() 
     assert pod.pending_notifications == 1  # kept for the next request
     assert await pod.run("again") == Finished(text="second run", turn=1)
     assert pod.pending_notifications == 0
+
+
+async def test_abort_ends_a_pause_with_no_pending_call_and_tells_the_abort_hooks() -> None:
+    registry = HookRegistry()
+    told: list[AbortInfo] = []
+
+    @registry.on(events.TURN_END)
+    def review(info: TurnEndInfo) -> Continue | Pause:
+        return Pause(reason="a human reviews the answer")
+
+    @registry.on(events.ABORT)
+    def count(info: AbortInfo) -> None:
+        told.append(info)
+
+    pod = Pod(ScriptedClient((ScriptedReply("the answer"),)), hooks=registry)
+    paused = await pod.run("question")
+    assert isinstance(paused, Paused)
+    assert paused.pending_calls == ()
+    with pytest.raises(WorkerStateError):  # no decision can end this pause
+        await pod.resume({"nothing": Abort(reason="no")})
+
+    aborted = await pod.abort("not good enough")
+
+    assert aborted == Aborted(reason="not good enough", turn=0)
+    assert told == [AbortInfo(reason="not good enough", turn=0)]
+    assert pod.status == "idle"
+    assert_well_formed(pod.history)
+    with pytest.raises(WorkerStateError, match="nothing to abort"):
+        await pod.abort("again")
+
+
+async def test_abort_closes_the_pending_calls_of_a_paused_run() -> None:
+    pod = approval_pod()
+    paused = await pod.run("deploy it")
+    assert isinstance(paused, Paused)
+
+    aborted = await pod.abort("changed my mind")
+
+    assert aborted.reason == "changed my mind"
+    results = {i.call_id: i for i in pod.history if isinstance(i, ToolResult)}
+    assert set(results) == {"deploy", "ls"}
+    assert all(r.is_error for r in results.values())
+    assert_well_formed(pod.history)

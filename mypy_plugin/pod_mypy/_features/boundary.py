@@ -17,6 +17,7 @@ its line, so it is itself reported (``hook-escape``) on a line it cannot silence
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Final, NamedTuple, TypeAlias, final
 
@@ -46,6 +47,7 @@ from mypy.nodes import (
     OverloadedFuncDef,
     RefExpr,
     StrExpr,
+    SuperExpr,
     TypeInfo,
     Var,
 )
@@ -93,7 +95,15 @@ from .._consts import (
     UNVERIFIABLE_CODE,
     UNVERIFIABLE_DECLARED,
 )
-from .._defs import class_of, definition, event_name, function_of, hook_input
+from .._defs import (
+    class_of,
+    definition,
+    event_name,
+    function_of,
+    held_by_instance,
+    hook_input,
+    super_targets,
+)
 from .._hooks import HookSite, ModuleHooks
 from .._origin import HOST_PACKAGES, hook_may_use, is_library, is_stdlib
 from .._provenance import Provenance
@@ -113,6 +123,7 @@ _SETUP_METHODS: Final = frozenset(
     {"__init__", "__new__", "__post_init__", "__init_subclass__", "__set_name__"}
 )
 """Methods of a hook class that run before it is registered: setup code."""
+_NO_LINE: Final = re.compile(r" \(line \{line\}\)")
 _LITERALS = (StrExpr, BytesExpr, IntExpr, FloatExpr, ComplexExpr, EllipsisExpr)
 
 
@@ -172,8 +183,10 @@ def check_module(
     walker = _Walker(checker, reach, subclasses, hooks.sites.values(), expressions)
     hazards = [*walker.provenance.top_level_hazards, *_process_wide(expressions, checker)]
     spans = [(site.first_line, site.last_line) for site in hooks.sites.values()]
+    setup = [span for site in hooks.sites.values() for span in _setup_spans(site.node)]
     for line, what in sorted(hazards):
-        if any(first <= line <= last for first, last in spans):
+        in_hook = any(first <= line <= last for first, last in spans)
+        if in_hook and not any(first <= line <= last for first, last in setup):
             continue  # in hook code: reported there, as hook code
         message = what if what == MODULE_HAZARD else MODULE_FORBIDS.format(what=what)
         fail(checker, message, Context(line=line), HOOK_ESCAPE)
@@ -209,7 +222,8 @@ class _Walker:
         self._reach = reach
         self._module = checker.tree.fullname
         self._helpers: dict[int, _Finding | None] = {}
-        self._classes: dict[str, _Finding | None] = {}
+        self._classes: dict[int, _Finding | None] = {}
+        """By class identity: a conditional redefinition has the same fullname."""
         self._closed_memo: dict[str, bool] = {}
         self._sealed_memo: dict[str, bool] = {}
         self._subclasses = subclasses
@@ -256,6 +270,9 @@ class _Walker:
         assert isinstance(function, FuncItem)
         span = (site.first_line, site.last_line)
         self._check_expressions(site, get_subexpressions(function), span)
+        rebound = self._follow_all(self.provenance.attached(function), span, function.name)
+        if rebound is not None:  # another definition of the hook's name, a registered impl
+            self._report(site, rebound, Context(line=site.first_line))
         decorated = self.provenance.decorators.get(id(function))
         if decorated is not None:
             self._check_decorators(site, decorated.decorators)
@@ -387,8 +404,32 @@ class _Walker:
             found = self._binding(expr, typ, hook_span) or self._code(expr, hook_span)
             if found is not None:
                 return found
+        if isinstance(expr, SuperExpr):
+            found = self._super(expr, hook_span)
+            if found is not None:
+                return found
         if typ is not None:
             return self._instance_code(typ, expr.line)
+        return None
+
+    def _super(self, expr: SuperExpr, hook_span: tuple[int, int]) -> _Finding | None:
+        """``super().name``: whatever it may run or hold, in any class that may be ``self``."""
+        for owner, node in super_targets(expr, self.provenance.classes, self._checker):
+            name = f"{owner.name}.{expr.name}"
+            if owner.module_name != self._module:
+                if is_library(owner.module_name, self._checker.modules) or self._pure_data(
+                    owner, built=True
+                ):
+                    continue
+                text = UNVERIFIABLE_CODE.format(name=name, module=owner.module_name)
+                return _Finding(HOOK_BOUNDARY, text, expr.line)
+            if isinstance(node, Var):
+                found = self._variable_binding(node, expr, node.type, hook_span)
+            else:
+                func = function_of(node)
+                found = self._follow_all([func], hook_span, name) if func is not None else None
+            if found is not None:
+                return found
         return None
 
     def _unlisted_stdlib(self, expr: Expression) -> str | None:
@@ -432,6 +473,11 @@ class _Walker:
         var = _variable(expr, self._checker)
         if var is None:
             return None
+        return self._variable_binding(var, expr, typ, hook_span)
+
+    def _variable_binding(
+        self, var: Var, expr: RefExpr | SuperExpr, typ: Type | None, hook_span: tuple[int, int]
+    ) -> _Finding | None:
         module = _variable_module(var, expr, self._module)
         if module == self._module:
             if hook_span[0] <= var.line <= hook_span[1]:
@@ -468,7 +514,9 @@ class _Walker:
             return None
         if target.module != self._module:
             if is_library(target.module, self._checker.modules):
-                return None
+                # What a ``def`` of this module may bind in its place (``except ImportError:``).
+                attached = self.provenance.attached(target.node)
+                return self._follow_all(attached, hook_span, target.name)
             if isinstance(target.node, TypeInfo) and self._pure_data(target.node, built=True):
                 return None
             text = UNVERIFIABLE_CODE.format(name=target.name, module=target.module)
@@ -498,16 +546,16 @@ class _Walker:
         module (virtual dispatch) and its metaclass; functions bound in its body."""
         if info.fullname in self._site_classes:
             return None
-        if info.fullname in self._classes:
-            return self._classes[info.fullname]
-        self._classes[info.fullname] = None  # recursion ends here
+        if id(info) in self._classes:
+            return self._classes[id(info)]
+        self._classes[id(info)] = None  # recursion ends here
         hidden = self._hidden_override(info)
         if hidden is not None:
             text = HIDDEN_OVERRIDE.format(
                 name=info.name, sub=hidden.name, module=hidden.module_name
             )
-            self._classes[info.fullname] = _Finding(HOOK_BOUNDARY, text, info.line)
-            return self._classes[info.fullname]
+            self._classes[id(info)] = _Finding(HOOK_BOUNDARY, text, info.line)
+            return self._classes[id(info)]
         related = [
             base for base in info.mro if not is_library(base.module_name, self._checker.modules)
         ]
@@ -524,6 +572,7 @@ class _Walker:
                     break
                 continue
             code: list[FuncItem | TypeInfo] = self._named_in_body(cls)
+            code.extend(self.provenance.attached(cls))  # a conditional or redefined class
             for symbol in cls.names.values():
                 func = function_of(symbol.node)
                 if func is not None:
@@ -548,7 +597,7 @@ class _Walker:
                 break
         if found is not None and name not in found.via[:1]:
             found = _Finding(found.code, found.text, found.line, (name, *found.via))
-        self._classes[info.fullname] = found
+        self._classes[id(info)] = found
         return found
 
     def _named_in_body(self, cls: TypeInfo) -> list[FuncItem | TypeInfo]:
@@ -579,7 +628,13 @@ class _Walker:
                 if not here:
                     module = _function_module(item)
                     if is_library(module, self._checker.modules):
-                        continue
+                        # Held in a variable or bound to a name (``RUN = eval``): the same
+                        # functions are refused as when hook code names them.
+                        what = self._library_escape(item)
+                        if what is None:
+                            continue
+                        via: tuple[str, ...] = (name,) if name is not None else ()
+                        return _Finding(HOOK_ESCAPE, ESCAPE.format(what=what), 0, via)
                     text = UNVERIFIABLE_CODE.format(name=item.name, module=module)
                     inner = _Finding(HOOK_BOUNDARY, text, item.line)
                 else:
@@ -588,6 +643,13 @@ class _Walker:
                 via = inner.via if name is None or inner.via[:1] == (name,) else (name, *inner.via)
                 return _Finding(inner.code, inner.text, inner.line, via)
         return None
+
+    def _library_escape(self, func: FuncItem) -> str | None:
+        if not isinstance(func, FuncDef):
+            return None
+        reference = NameExpr(func.name)
+        reference.node, reference.fullname = func, func.fullname
+        return escape(reference, None) or self._unlisted_stdlib(reference)
 
     def _helper(self, function: FuncItem) -> _Finding | None:
         key = id(function)
@@ -700,7 +762,9 @@ class _Walker:
     def _report(self, site: HookSite, finding: _Finding, context: Context) -> None:
         self.findings += 1
         if finding.via:
-            message = HELPER_REACHES.format(
+            # A library function has no line of the project to point at.
+            template = HELPER_REACHES if finding.line > 0 else _NO_LINE.sub("", HELPER_REACHES)
+            message = template.format(
                 hook=site.name,
                 helper=" -> ".join(finding.via),
                 problem=finding.text,
@@ -783,6 +847,18 @@ def _process_wide(expressions: list[Expression], checker: TypeChecker) -> list[t
     return found
 
 
+def _setup_spans(node: FuncItem | TypeInfo) -> list[tuple[int, int]]:
+    """The lines of a hook class's constructors: setup code inside the class's span."""
+    if not isinstance(node, TypeInfo):
+        return []
+    spans: list[tuple[int, int]] = []
+    for name, symbol in node.names.items():
+        func = function_of(symbol.node)
+        if func is not None and name.partition("-")[0] in _SETUP_METHODS:
+            spans.append((func.line, func.end_line or func.line))
+    return spans
+
+
 def _builds_hook(value: Expression) -> bool:
     return (
         isinstance(value, CallExpr)
@@ -824,7 +900,7 @@ def _variable(expr: RefExpr, checker: TypeChecker) -> Var | None:
     return None
 
 
-def _variable_module(var: Var, expr: RefExpr, here: str) -> str:
+def _variable_module(var: Var, expr: RefExpr | SuperExpr, here: str) -> str:
     if var.info is not VAR_NO_INFO:
         return var.info.module_name
     if isinstance(expr, NameExpr) and expr.kind == LDEF:
@@ -915,8 +991,8 @@ def _closed(typ: Type | None, modules: dict[str, MypyFile], memo: dict[str, bool
         and _closed(expand_type_by_instance(symbol.node.type, proper), modules, memo)
         for base in info.mro
         if not is_library(base.module_name, modules)
-        for symbol in base.names.values()
-        if isinstance(symbol.node, Var)
+        for name, symbol in base.names.items()
+        if isinstance(symbol.node, Var) and held_by_instance(info, name, symbol)
     )
     memo[key] = closed
     return closed

@@ -25,7 +25,6 @@ from pydantic import BaseModel, Field, ValidationError
 
 from llm_worker import (
     Abort,
-    Aborted,
     CallResolution,
     Continue,
     Item,
@@ -300,9 +299,8 @@ async def _wait_for_decision(paused: Paused) -> RunDecision:
 async def _apply(pod: Pod, paused: Paused, decision: RunDecision) -> PodResult:
     pending = [c.call_id for c in paused.pending_calls]
     if decision.abort is not None:
-        if not pending:
-            # Nothing open to close: the run ends here, its history already well-formed.
-            return Aborted(reason=decision.abort, turn=paused.turn)
+        if not pending:  # no call to decide: end the run as the in-memory Pod does
+            return await pod.abort(decision.abort)
         abort = Abort(reason=decision.abort)
         return await pod.resume(dict.fromkeys(pending, abort))
     resolutions: dict[str, CallResolution] = {}

@@ -63,6 +63,8 @@ class RunInfo(BaseModel, frozen=True, extra="forbid"):
     """Call ids waiting for ``pod approve`` (only when ``paused``)."""
     paused: Paused | None = None
     executor: str | None = None
+    """The worker (DBOS executor id) running the run, or the last one that ran it; ``None``
+    while it waits in the queue."""
 
 
 @final

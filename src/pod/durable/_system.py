@@ -2,7 +2,8 @@
 
 No configuration means one SQLite file, ``.pod/durable.sqlite`` under the working folder:
 zero setup, one process. A ``postgresql://`` URL lets several worker processes (or machines)
-share runs through a DBOS queue with a concurrency limit.
+share runs through a DBOS queue with a concurrency limit; there, live workers take over the
+runs of a dead one (``_takeover``).
 
 Durability is an explicit setting (``sync``). ``"full"`` (the default) syncs every step's
 checkpoint to disk before the run goes on, so a run survives a lost machine. ``"normal"``
@@ -16,13 +17,27 @@ run again. SQLite always uses WAL, so readers (``pod runs``) never block the wor
 from __future__ import annotations
 
 import os
+import socket
 import sqlite3
+import sys
+import uuid
 from pathlib import Path
+<<<<<<< HEAD
 from typing import Final, Literal, TypeAlias, final
+=======
+from typing import TYPE_CHECKING, Final, Literal, Self, TypeAlias, final
+>>>>>>> main
 
 from dbos import DBOS, DBOSConfig
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
+<<<<<<< HEAD
+=======
+if TYPE_CHECKING:
+    from ._journal import Journal
+    from ._takeover import Heartbeat, TakeoverError
+
+>>>>>>> main
 __all__ = [
     "DEFAULT_DATABASE",
     "QUEUE_NAME",
@@ -66,13 +81,35 @@ class DurableSettings(BaseModel, frozen=True, extra="forbid"):
     sync: SyncMode = "full"
     """``full`` syncs every checkpoint; ``normal`` trades the last checkpoints on a lost
     machine for speed (see ``docs/durability.md``)."""
+<<<<<<< HEAD
     executor_id: str | None = None
+=======
+    checkpoints: Checkpoints = "journal"
+    """``journal``: one committed row per step in ``pod_steps``; ``dbos``: DBOS steps."""
+    executor_id: str | None = Field(default=None, min_length=1)
+>>>>>>> main
     """This process's name among workers; a process restarted with the same name recovers
-    the runs it held. ``None``: DBOS's default (``local``)."""
+    the runs it held. ``None``: ``local`` on SQLite; on PostgreSQL a fresh name per process
+    (host name and a random suffix), whose runs other workers take over if it dies."""
     concurrency: int | None = Field(default=None, ge=1)
     """Runs of the queue in progress at once across all workers; ``None``: no limit."""
     worker_concurrency: int | None = Field(default=None, ge=1)
     """Runs of the queue this process takes at once; ``None``: no limit."""
+    heartbeat_seconds: float = Field(default=5.0, gt=0, allow_inf_nan=False)
+    """PostgreSQL: how often this process marks itself alive (and looks for dead workers)."""
+    dead_after_seconds: float = Field(default=30.0, gt=0, allow_inf_nan=False)
+    """PostgreSQL: a worker silent this long is dead; a live worker takes over its runs.
+    At least twice ``heartbeat_seconds``."""
+
+    @model_validator(mode="after")
+    def _dead_after_a_few_beats(self) -> Self:
+        if self.dead_after_seconds < 2 * self.heartbeat_seconds:
+            raise ValueError(
+                f"the dead-after time ({self.dead_after_seconds:g} s) must be at least twice "
+                f"the heartbeat interval ({self.heartbeat_seconds:g} s): one late beat is not "
+                "a death"
+            )
+        return self
 
 
 def database_url(url: str | None = None) -> str:
@@ -95,9 +132,11 @@ def _config(settings: DurableSettings) -> DBOSConfig:
         # A durable wait (approval) is answered within this many seconds of the message.
         "notification_listener_polling_interval_sec": 0.1,
     }
+    path = sqlite_path(settings.database)
     if settings.executor_id is not None:
         config["executor_id"] = settings.executor_id
-    path = sqlite_path(settings.database)
+    elif path is None:  # PostgreSQL: "local" would be shared by every unnamed worker
+        config["executor_id"] = f"{socket.gethostname()}-{uuid.uuid4().hex[:8]}"
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         config["db_engine_kwargs"] = {"creator": _sqlite_connector(path, settings.sync)}
@@ -120,11 +159,22 @@ async def launch(settings: DurableSettings | None = None) -> None:
     """Start DBOS in this process on ``settings.database`` (once; ``shutdown`` undoes it).
 
     Workflows (durable agents) must be defined before: DBOS recovers this executor's
-    unfinished runs at launch.
+    unfinished runs at launch. On PostgreSQL the process also beats in ``pod_workers`` and
+    takes over the runs of dead workers (``_takeover``); if it is itself declared dead, it
+    exits at once (status 1), as its runs are running elsewhere.
     """
     settings = settings if settings is not None else DurableSettings()
     DBOS(config=_config(settings))
+    heartbeat = _heartbeat(settings)
+    # Registered before DBOS takes runs, so a worker never holds a run without a row (but a
+    # database DBOS has not created yet has no table: then just after).
+    registered = heartbeat is not None and _registered(heartbeat)
     DBOS.launch()
+    if heartbeat is not None:
+        if not registered:
+            heartbeat.register()
+        heartbeat.start()
+        _process.heartbeat = heartbeat
     # The queue's limits live in the database: the last worker to start sets them.
     await DBOS.register_queue_async(
         QUEUE_NAME,
@@ -137,7 +187,74 @@ async def launch(settings: DurableSettings | None = None) -> None:
 
 def shutdown() -> None:
     """Stop DBOS in this process (running workflows stop where they are, to be recovered)."""
+<<<<<<< HEAD
     from ._dbos_records import close_writers
 
     close_writers()
     DBOS.destroy(destroy_registry=False)
+=======
+    if _process.heartbeat is not None:
+        _process.heartbeat.stop()
+    DBOS.destroy(destroy_registry=False)
+    if _process.journal is not None:
+        _process.journal.close()
+    _process.settings = _process.journal = _process.heartbeat = None
+
+
+def _heartbeat(settings: DurableSettings) -> Heartbeat | None:
+    """This process's heartbeat on PostgreSQL; ``None`` on SQLite (one process: nothing
+    to take over)."""
+    if sqlite_path(settings.database) is not None:
+        return None
+    from ._takeover import Heartbeat
+
+    return Heartbeat(
+        settings.database,
+        DBOS.executor_id,
+        heartbeat_seconds=settings.heartbeat_seconds,
+        dead_after_seconds=settings.dead_after_seconds,
+        on_fenced=_exit_fenced,
+    )
+
+
+def _registered(heartbeat: Heartbeat) -> bool:
+    """Register ``heartbeat``; ``False`` if the database is not there yet."""
+    try:
+        heartbeat.register()
+    except Exception:  # the database does not exist yet: DBOS.launch creates it
+        heartbeat.close()
+        return False
+    return True
+
+
+def _exit_fenced(error: TakeoverError) -> None:
+    """Stop this process now: its runs belong to another worker, going on runs them twice."""
+    sys.stderr.write(f"error: {error}: stopping\n")
+    sys.stderr.flush()
+    os._exit(1)
+
+
+@final
+class _Process:
+    """What this process launched: DBOS lives once per process, and so does this."""
+
+    settings: DurableSettings | None = None
+    journal: Journal | None = None
+    heartbeat: Heartbeat | None = None
+
+
+_process: Final = _Process()
+
+
+def process_journal() -> Journal | None:
+    """The step journal of this process (opened on first use: for PostgreSQL the database
+    exists once DBOS has launched); ``None`` when steps are DBOS steps."""
+    settings = _process.settings
+    if settings is None or settings.checkpoints != "journal":
+        return None
+    if _process.journal is None:
+        from ._journal import open_journal
+
+        _process.journal = open_journal(settings.database, settings.sync)
+    return _process.journal
+>>>>>>> main

@@ -1,0 +1,29 @@
+"""``pod worker``'s settings: a bad value is one usage line (exit 2), before anything starts
+(the app named is not even imported: it does not exist here)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pod._cli import main
+
+BAD_OPTIONS = [
+    (
+        ["--heartbeat", "5", "--dead-after", "6"],
+        "the dead-after time (6 s) must be at least twice the heartbeat interval (5 s): "
+        "one late beat is not a death",
+    ),
+    (["--heartbeat", "0"], "--heartbeat: Input should be greater than 0"),
+    (["--dead-after", "inf"], "--dead-after: Input should be a finite number"),
+    (["--executor-id="], "--executor-id: String should have at least 1 character"),
+    (["--concurrency", "0"], "--concurrency: Input should be greater than or equal to 1"),
+]
+
+
+@pytest.mark.parametrize(("options", "message"), BAD_OPTIONS)
+def test_a_bad_worker_setting_is_one_usage_line(
+    options: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["worker", "--app", "no_such_module:agent", "--database", "postgresql://nowhere/db"]
+    assert main([*argv, *options]) == 2
+    assert capsys.readouterr() == ("", f"error: {message}\n")
