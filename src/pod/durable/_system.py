@@ -22,22 +22,14 @@ import sqlite3
 import sys
 import uuid
 from pathlib import Path
-<<<<<<< HEAD
-from typing import Final, Literal, TypeAlias, final
-=======
 from typing import TYPE_CHECKING, Final, Literal, Self, TypeAlias, final
->>>>>>> main
 
 from dbos import DBOS, DBOSConfig
 from pydantic import BaseModel, Field, model_validator
 
-<<<<<<< HEAD
-=======
 if TYPE_CHECKING:
-    from ._journal import Journal
     from ._takeover import Heartbeat, TakeoverError
 
->>>>>>> main
 __all__ = [
     "DEFAULT_DATABASE",
     "QUEUE_NAME",
@@ -45,6 +37,7 @@ __all__ = [
     "SyncMode",
     "database_url",
     "launch",
+    "libpq_url",
     "shutdown",
     "sqlite_path",
 ]
@@ -81,13 +74,7 @@ class DurableSettings(BaseModel, frozen=True, extra="forbid"):
     sync: SyncMode = "full"
     """``full`` syncs every checkpoint; ``normal`` trades the last checkpoints on a lost
     machine for speed (see ``docs/durability.md``)."""
-<<<<<<< HEAD
-    executor_id: str | None = None
-=======
-    checkpoints: Checkpoints = "journal"
-    """``journal``: one committed row per step in ``pod_steps``; ``dbos``: DBOS steps."""
     executor_id: str | None = Field(default=None, min_length=1)
->>>>>>> main
     """This process's name among workers; a process restarted with the same name recovers
     the runs it held. ``None``: ``local`` on SQLite; on PostgreSQL a fresh name per process
     (host name and a random suffix), whose runs other workers take over if it dies."""
@@ -187,18 +174,13 @@ async def launch(settings: DurableSettings | None = None) -> None:
 
 def shutdown() -> None:
     """Stop DBOS in this process (running workflows stop where they are, to be recovered)."""
-<<<<<<< HEAD
     from ._dbos_records import close_writers
 
-    close_writers()
-    DBOS.destroy(destroy_registry=False)
-=======
     if _process.heartbeat is not None:
         _process.heartbeat.stop()
+    close_writers()
     DBOS.destroy(destroy_registry=False)
-    if _process.journal is not None:
-        _process.journal.close()
-    _process.settings = _process.journal = _process.heartbeat = None
+    _process.heartbeat = None
 
 
 def _heartbeat(settings: DurableSettings) -> Heartbeat | None:
@@ -238,23 +220,13 @@ def _exit_fenced(error: TakeoverError) -> None:
 class _Process:
     """What this process launched: DBOS lives once per process, and so does this."""
 
-    settings: DurableSettings | None = None
-    journal: Journal | None = None
     heartbeat: Heartbeat | None = None
 
 
 _process: Final = _Process()
 
 
-def process_journal() -> Journal | None:
-    """The step journal of this process (opened on first use: for PostgreSQL the database
-    exists once DBOS has launched); ``None`` when steps are DBOS steps."""
-    settings = _process.settings
-    if settings is None or settings.checkpoints != "journal":
-        return None
-    if _process.journal is None:
-        from ._journal import open_journal
-
-        _process.journal = open_journal(settings.database, settings.sync)
-    return _process.journal
->>>>>>> main
+def libpq_url(url: str) -> str:
+    """A SQLAlchemy URL (``postgresql+psycopg://``) as libpq reads it (``postgresql://``)."""
+    scheme, sep, rest = url.partition("://")
+    return f"{scheme.split('+')[0]}{sep}{rest}"
