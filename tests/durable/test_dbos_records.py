@@ -190,10 +190,11 @@ async def test_steps_are_taken_inside_a_workflow_only(database: str) -> None:
         DbosRecordedSteps()
 
 
-def test_the_dbos_internals_used_are_there() -> None:
+async def test_the_dbos_internals_used_are_there(database: str) -> None:
     """``pod.durable._dbos_records`` writes DBOS's step records with DBOS's private code; if
     an upgrade of DBOS moves or changes it, this fails before a run does."""
-    from dbos import _context, _dbos, _serialization, _sys_db
+    from dbos import _context, _dbos, _schemas, _serialization, _sys_db
+    from dbos._schemas import system_database  # noqa: F401  (loads the submodule)
 
     assert callable(_dbos._get_dbos_instance)
     assert callable(_context.get_local_dbos_context)
@@ -206,11 +207,37 @@ def test_the_dbos_internals_used_are_there() -> None:
     assert context.snapshot_step_ctx().function_id == 5
     assert context.function_id == 5
 
+    assert hasattr(context, "owner_xid")
+
     system = _sys_db.SystemDatabase
-    record = inspect.signature(system._record_operation_result_txn)
-    assert list(record.parameters)[:4] == ["self", "result", "completed_at_epoch_ms", "conn"]
-    assert "workflow_id" in inspect.signature(system._own_key).parameters
+    for name in ("_now_ms_sql", "list_workflow_steps", "_wf", "_wf_values"):
+        assert callable(getattr(system, name)), name
     assert "load_output" in inspect.signature(system.list_workflow_steps).parameters
+    # The statement the records are written with is DBOS's row: every column of
+    # operation_outputs is given, and a row is found by workflow id alone (unsharded).
+    schema = _schemas.system_database.SystemSchema
+    assert set(schema.operation_outputs.columns.keys()) == {
+        "workflow_uuid",
+        "function_id",
+        "function_name",
+        "output",
+        "error",
+        "child_workflow_id",
+        "started_at_epoch_ms",
+        "completed_at_epoch_ms",
+        "serialization",
+        "application_name",
+        "retention_timestamp",
+    }
+    assert {"workflow_uuid", "owner_xid"} <= set(schema.workflow_status.columns.keys())
+    launched = _dbos._get_dbos_instance()._sys_db
+    assert launched.tables is schema
+    assert launched._is_sqlite is True
+    assert launched.app_name == "llm-pod"
+    assert launched._wf(schema.operation_outputs, "x")[0].compare(
+        schema.operation_outputs.c.workflow_uuid == "x"
+    )
+    assert launched._wf_values("x") == {}
     assert set(_sys_db.OperationResultInternal.__annotations__) == {
         "workflow_uuid",
         "function_id",

@@ -10,10 +10,12 @@ writes the same rows with less around them: a step of a run is one row of DBOS's
   (so DBOS's own operations in the workflow, ``set_event``, ``recv``, ``send``, interleave
   deterministically and replay as DBOS replays them);
 - the output or the exception serialised with DBOS's serializer, as DBOS serialises a step's;
-- written by DBOS's own code for it (``_record_operation_result_txn``: the check that this
-  process still owns the workflow, then the ``INSERT``), in the event loop's thread, committed
-  before the run goes on; several rows (hook decisions, with the step they lead to) in one
-  transaction;
+- written as DBOS's ``_record_operation_result_txn`` writes it (the row goes in only while
+  this process owns the workflow), but as one ``INSERT ... SELECT`` whose ``WHERE`` is that
+  owner check, built once, committed in autocommit on a connection of DBOS's engine kept for
+  it, in the event loop's thread, before the run goes on (DBOS's own code builds the statement
+  anew per step and takes five round trips on PostgreSQL: ``docs/durability.md``); several
+  rows (hook decisions, with the step they lead to) in one statement;
 - read back when the run starts, all at once (``list_workflow_steps``), never per step.
 
 So ``DBOS.list_workflow_steps`` and DBOS's console show the steps under their names
@@ -33,10 +35,13 @@ loudly if one changes):
 - ``dbos._context.get_local_dbos_context()``: the running workflow's ``DBOSContext``, its
   ``workflow_id``, ``function_id`` (the last id taken; the next operation takes ``+ 1``, as
   ``DBOSContext.snapshot_step_ctx`` does), ``serialization_type`` and ``is_workflow()``;
-- ``SystemDatabase.engine``, ``._own_key(workflow_id)``,
-  ``._record_operation_result_txn(result, completed_at_epoch_ms, connection)`` and
+- ``SystemDatabase.engine``, ``.tables`` (``operation_outputs`` and its columns,
+  ``workflow_status.workflow_uuid`` and ``.owner_xid``), ``._is_sqlite``, ``.app_name``,
+  ``._now_ms_sql()`` (how DBOS stamps ``retention_timestamp``) and
   ``.list_workflow_steps(workflow_id, load_output=True)``; the keys of
-  ``dbos._sys_db.OperationResultInternal``;
+  ``dbos._sys_db.OperationResultInternal``; ``DBOSContext.owner_xid`` (the token that
+  execution wrote to ``workflow_status.owner_xid``); the unsharded system database (pod
+  configures no shard keys: ``_wf`` is ``workflow_uuid = id``);
 - ``dbos._serialization.serialize_value`` and ``serialize_exception``.
 """
 
