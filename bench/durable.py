@@ -69,7 +69,6 @@ from pod import (
     events,
 )
 from pod.durable import (
-    Checkpoints,
     DurableAgent,
     DurableRuns,
     DurableSettings,
@@ -481,17 +480,16 @@ async def _measure_backend(
 @final
 @dataclass(frozen=True)
 class _Backend:
-    """One configuration measured: a database, a ``sync`` mode, a kind of checkpoint."""
+    """One configuration measured: a database and a ``sync`` mode."""
 
     database: str
     sync: SyncMode
-    checkpoints: Checkpoints
 
     def settings(self) -> DurableSettings:
-        return DurableSettings(database=self.database, sync=self.sync, checkpoints=self.checkpoints)
+        return DurableSettings(database=self.database, sync=self.sync)
 
     def argv(self) -> list[str]:
-        return [self.database, self.sync, self.checkpoints]
+        return [self.database, self.sync]
 
 
 def _recovery(backend: _Backend, turns: int, folder: Path) -> float:
@@ -537,10 +535,8 @@ async def _child(backend: _Backend, run_id: str, turns: int, mode: str) -> None:
     sys.stdout.write(f"{elapsed}\n")
 
 
-def _backends(
-    folder: Path, checkpoints: tuple[Checkpoints, ...]
-) -> tuple[dict[str, _Backend], dict[str, str]]:
-    """Every (database, sync, checkpoints) to measure, by name (``sqlite full journal``)."""
+def _backends(folder: Path) -> tuple[dict[str, _Backend], dict[str, str]]:
+    """Every (database, sync) to measure, by name (``sqlite full``)."""
     databases = {"sqlite": f"sqlite:///{folder}/{{name}}.sqlite"}
     skipped: dict[str, str] = {}
     server = os.environ.get(POSTGRES_ENV)
@@ -551,23 +547,20 @@ def _backends(
         skipped["postgres"] = f"set {POSTGRES_ENV} to a server's URL (a database is created)"
     backends: dict[str, _Backend] = {}
     for engine, url in databases.items():
-        for kind in checkpoints:
-            for sync in ("full", "normal"):
-                name = f"{engine} {sync} {kind}"
-                backends[name] = _Backend(url.format(name=name.replace(" ", "-")), sync, kind)
+        for sync in ("full", "normal"):
+            name = f"{engine} {sync}"
+            backends[name] = _Backend(url.format(name=name.replace(" ", "-")), sync)
     return backends, skipped
 
 
-async def measure_durable(
-    *, quick: bool = False, checkpoints: tuple[Checkpoints, ...] = ("journal",)
-) -> DurableFigures:
+async def measure_durable(*, quick: bool = False) -> DurableFigures:
     """Measure every backend in turn (DBOS runs one system database per process)."""
     turn_counts = (100,) if quick else TURN_COUNTS
     repeats = dict.fromkeys(turn_counts, 1) if quick else _REPEATS
     figures: dict[str, BackendFigures] = {}
     with tempfile.TemporaryDirectory(prefix="pod-bench-durable-") as tmp:
         folder = Path(tmp)
-        backends, skipped = _backends(folder, checkpoints)
+        backends, skipped = _backends(folder)
         for name, backend in backends.items():
             await launch(backend.settings())
             try:
@@ -651,35 +644,25 @@ def _yes(met: bool) -> str:
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
-        database, sync, checkpoints, run_id, turns, mode = sys.argv[2:8]
+        database, sync, run_id, turns, mode = sys.argv[2:7]
         assert sync in ("full", "normal")
-        assert checkpoints in ("journal", "dbos")
-        backend = _Backend(database, sync, checkpoints)  # type: ignore[arg-type]
+        backend = _Backend(database, sync)  # type: ignore[arg-type]
         asyncio.run(_child(backend, run_id, int(turns), mode))
         return
     parser = argparse.ArgumentParser(prog="python -m bench.durable", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="one short repeat (smoke test)")
-    parser.add_argument(
-        "--checkpoints",
-        choices=("journal", "dbos", "both"),
-        default="journal",
-        help="the kind of step checkpoint to measure (default: journal, the default setting)",
-    )
     parser.add_argument(
         "--memory-by-owner",
         action="store_true",
         help="only the memory per run held halfway, by what allocated it (SQLite normal)",
     )
     arguments = parser.parse_args()
-    kinds: tuple[Checkpoints, ...] = (
-        ("journal", "dbos") if arguments.checkpoints == "both" else (arguments.checkpoints,)
-    )
     console = Console(width=None if sys.stdout.isatty() else 160)
     if arguments.memory_by_owner:
         turns = TURN_COUNTS[0] if arguments.quick else TURN_COUNTS[-1]
         print_memory_by_owner(asyncio.run(memory_by_owner(turns)), console)
         return
-    figures = asyncio.run(measure_durable(quick=arguments.quick, checkpoints=kinds))
+    figures = asyncio.run(measure_durable(quick=arguments.quick))
     print_durable(figures, console)
 
 

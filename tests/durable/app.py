@@ -139,11 +139,7 @@ AGENTS: Final = {a.name: a for a in (crash_agent, approval_agent, scale_agent, r
 
 
 async def _main(command: str, arguments: list[str]) -> int:
-    checkpoints = os.environ.get("POD_TEST_CHECKPOINTS", "journal")
-    assert checkpoints in ("journal", "dbos")
-    await launch(
-        DurableSettings(database=os.environ["POD_DATABASE_URL"], checkpoints=checkpoints)  # type: ignore[arg-type]
-    )
+    await launch(DurableSettings(database=os.environ["POD_DATABASE_URL"]))
     try:
         if command == "run":
             agent, prompt, run_id = arguments

@@ -34,24 +34,21 @@ def _recover(scene: Scene, run_id: str, **extra: str) -> RunOutcome:
     return RunOutcome.model_validate_json(done.stdout)
 
 
-@pytest.mark.parametrize(
-    ("killed_in", "checkpoints"), [("tool", "journal"), ("model", "journal"), ("tool", "dbos")]
-)
+@pytest.mark.parametrize("killed_in", ["tool", "model"])
 async def test_a_killed_run_is_recovered_and_no_completed_step_runs_again(
     killed_in: str,
-    checkpoints: str,
     sqlite_scene: Scene,
     reference_folder: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Killed inside tool call 2, or inside model request 2 (tool calls 0 and 1 done).
-    block = {f"POD_TEST_BLOCK_{killed_in.upper()}": "2", "POD_TEST_CHECKPOINTS": checkpoints}
+    block = {f"POD_TEST_BLOCK_{killed_in.upper()}": "2"}
     first = sqlite_scene.start(["-m", "tests.durable.app", "run", "crash", "s", "run-1"], **block)
     sqlite_scene.wait_for("blocked", first)
     kill(first)
     before = sqlite_scene.events()
 
-    outcome = _recover(sqlite_scene, "run-1", POD_TEST_CHECKPOINTS=checkpoints)
+    outcome = _recover(sqlite_scene, "run-1")
 
     after = sqlite_scene.events()
     starts, ends, models = counts(after, "start "), counts(after, "end "), counts(after, "model ")
@@ -118,9 +115,7 @@ def _traces(folder: Path) -> list[list[str]]:
     return list(by_process.values())
 
 
-@pytest.mark.parametrize("checkpoints", ["journal", "dbos"])
 async def test_a_recovered_run_traces_from_where_its_replay_ends(
-    checkpoints: str,
     sqlite_scene: Scene,
     reference_folder: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -128,12 +123,11 @@ async def test_a_recovered_run_traces_from_where_its_replay_ends(
     first = sqlite_scene.start(
         ["-m", "tests.durable.app", "run", "crash", "s", "run-1"],
         POD_TEST_BLOCK_TOOL="2",
-        POD_TEST_CHECKPOINTS=checkpoints,
     )
     sqlite_scene.wait_for("blocked", first)
     kill(first)
 
-    _recover(sqlite_scene, "run-1", POD_TEST_CHECKPOINTS=checkpoints)
+    _recover(sqlite_scene, "run-1")
 
     await _uninterrupted("s", reference_folder, monkeypatch)
     (expected,) = _traces(reference_folder)
@@ -141,9 +135,8 @@ async def test_a_recovered_run_traces_from_where_its_replay_ends(
     killed, recovered = _traces(sqlite_scene.folder)
     assert killed == expected[: reached + 1]  # up to the decision to run call 2
     # Quiet while the recorded steps replay; traced again from the last checkpoint on (so
-    # what followed it is traced twice in all). The journal's last checkpoint is model
-    # request 2 (call 2's decision is committed with the call); with DBOS steps, that
-    # decision, committed on its own.
+    # what followed it is traced twice in all). The last checkpoint is model request 2
+    # (call 2's decision is committed with the call).
     replied = expected.index(next(e for e in expected if "request_index=2" in e))
     assert replied == reached - 1
-    assert recovered == expected[replied if checkpoints == "journal" else reached + 1 :]
+    assert recovered == expected[replied:]

@@ -17,7 +17,6 @@ from ._runs import RunStatus as RunStatus
 from ._runs import ShownItem as ShownItem
 from ._steps import StepMismatchError as StepMismatchError
 from ._system import DEFAULT_DATABASE as DEFAULT_DATABASE
-from ._system import Checkpoints as Checkpoints
 from ._system import DurableSettings as DurableSettings
 from ._system import SyncMode as SyncMode
 from ._system import database_url as database_url
@@ -26,7 +25,6 @@ from ._system import shutdown as shutdown
 
 __all__ = [
     "DEFAULT_DATABASE",
-    "Checkpoints",
     "DurableAgent",
     "DurableRuns",
     "DurableSettings",

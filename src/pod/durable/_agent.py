@@ -42,9 +42,8 @@ from .._registry import FrozenHookRegistry, HookRegistry
 from .._settings import PodSettings
 from .._summariser import LlmSummariser, Summariser
 from .._trace import Tracer
+from ._dbos_records import DbosRecordedSteps
 from ._steps import (
-    DbosRunSteps,
-    RunSteps,
     StepClient,
     StepHookPort,
     StepSummariser,
@@ -52,7 +51,7 @@ from ._steps import (
     quiet_while_replaying,
     run_steps,
 )
-from ._system import QUEUE_NAME, process_journal
+from ._system import QUEUE_NAME
 
 __all__ = [
     "DECISION_TOPIC",
@@ -248,12 +247,7 @@ class DurableAgent:
         return run_id
 
     async def _execute(self, prompt: str) -> RunEnd:
-        run_id = DBOS.workflow_id
-        assert run_id is not None  # DBOS runs this as a workflow
-        journal = process_journal()
-        steps = (
-            RunSteps(journal, run_id) if journal is not None else await DbosRunSteps.of_run(run_id)
-        )
+        steps = DbosRecordedSteps()  # the run's recorded steps, read once
         token = run_steps().set(steps)
         try:
             pod = self.pod()

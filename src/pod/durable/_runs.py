@@ -28,8 +28,7 @@ from ._agent import (
     history_event,
     new_run_id,
 )
-from ._journal import Journal, open_journal, steps_of
-from ._steps import step_names
+from ._steps import POD_STEP, step_names
 from ._system import APP_VERSION, QUEUE_NAME, database_url, sqlite_path
 
 __all__ = ["DurableRuns", "RunInfo", "RunStatus", "ShownItem"]
@@ -91,13 +90,10 @@ class DurableRuns:
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)  # .pod/ on first use
         self._client = DBOSClient(system_database_url=self.database)
-        self._journal: Journal | None = None
 
     def close(self) -> None:
         """Release the database connections."""
         self._client.destroy()
-        if self._journal is not None:
-            self._journal.close()
 
     def _unused(self) -> bool:
         """Whether no DBOS process has launched on this SQLite file yet (so: no runs). The
@@ -113,25 +109,17 @@ class DurableRuns:
             ).fetchone()
         return found is None
 
-    def _steps_journal(self) -> Journal:
-        if self._journal is None:
-            self._journal = open_journal(self.database)
-        return self._journal
-
     def _last_step(self, run_id: str) -> str | None:
-        last = self._steps_journal().last_step(run_id)
-        if last is not None:
-            return last
-        steps = self._client.list_workflow_steps(run_id, load_output=False)  # dbos steps
-        return str(steps[-1]["function_name"]) if steps else None
+        steps = self._pod_steps(run_id, load_output=False)
+        return steps[-1][0] if steps else None
 
-    def _recorded_steps(self, run_id: str) -> list[tuple[str, bool, object]]:
-        recorded = steps_of(self._steps_journal(), run_id)
-        if recorded:
-            return recorded
+    def _pod_steps(self, run_id: str, *, load_output: bool) -> list[tuple[str, bool, object]]:
+        """A run's recorded steps of pod, in order: (name, whether it raised, output or
+        exception); DBOS's own operations (events, messages) left out."""
         return [
             (str(step["function_name"]), step["error"] is not None, step["error"] or step["output"])
-            for step in self._client.list_workflow_steps(run_id)
+            for step in self._client.list_workflow_steps(run_id, load_output=load_output)
+            if str(step["function_name"]).startswith(POD_STEP)
         ]
 
     def __enter__(self) -> DurableRuns:
@@ -236,7 +224,7 @@ class DurableRuns:
         inputs = status.input
         if inputs and inputs.get("args"):
             shown.append(ShownItem(step="prompt", text=f"user: {inputs['args'][0]}"))
-        shown.extend(_recorded(self._recorded_steps(run_id)))
+        shown.extend(_recorded(self._pod_steps(run_id, load_output=True)))
         return info, shown
 
     def approve(self, run_id: str, decision: RunDecision) -> Paused:

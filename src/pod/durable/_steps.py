@@ -2,8 +2,8 @@
 
 Wrapped around a Pod's client, tools, summariser and hook port, each call runs as a step of
 the durable run: its outcome is checkpointed before the run goes on, and a replay (recovery
-after a crash) returns the recorded outcome instead of calling again. Steps go to the step
-journal (``_journal``, the default) or, with ``checkpoints="dbos"``, are DBOS steps.
+after a crash) returns the recorded outcome instead of calling again. Steps are DBOS step
+records (``_dbos_records``).
 
 Outcomes cross the checkpoint pickled, and not every exception survives pickling
 (``HookFailedError`` takes keyword arguments, a
@@ -14,15 +14,12 @@ which gives the Worker the same message live and on replay.
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
 import logging
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar, cast, final
+from typing import Any, Final, Protocol, TypeVar, final
 
-from dbos import DBOS
 from pydantic import BaseModel, JsonValue
 
 from llm_worker import (
@@ -41,16 +38,14 @@ from llm_worker import (
 from .._errors import PodError
 from .._summariser import Summariser, SummaryText
 from .._trace import TraceEvent, Tracer, TracingHookPort
-from ._journal import Journal, dumps, loads
 
 __all__ = [
-    "DbosRunSteps",
-    "RunSteps",
     "StepClient",
     "StepHookPort",
     "StepMismatchError",
     "StepSummariser",
     "StepTool",
+    "Steps",
     "quiet_while_replaying",
     "run_steps",
     "step_names",
@@ -85,7 +80,7 @@ def _mismatch(run_id: str, seq: int, expected: str, recorded: str) -> StepMismat
     return StepMismatchError(run_id, seq, expected=expected, recorded=recorded)
 
 
-_POD_STEP: Final = "pod."
+POD_STEP: Final = "pod."
 """Every step name of a run starts so (DBOS's own operations start with ``DBOS.``)."""
 MODEL_STEP: Final = "pod.model"
 SUMMARY_STEP: Final = "pod.summary"
@@ -98,123 +93,29 @@ def step_names() -> tuple[str, str, str, str]:
     return MODEL_STEP, SUMMARY_STEP, TOOL_STEP_PREFIX, HOOK_STEP_PREFIX
 
 
-@final
-class RunSteps:
-    """The steps of one durable run as it runs: the journal read once, the next number.
-
-    A step's number is taken when it starts, before any ``await``: the Worker starts the
-    calls of a batch in call order, so concurrent steps get the same numbers on replay.
-    """
-
-    def __init__(self, journal: Journal, run_id: str) -> None:
-        self._journal = journal
-        self._run_id = run_id
-        self._recorded = journal.load(run_id)
-        self._next = 0
-        self._deferred: list[tuple[int, str, bytes]] = []
+class Steps(Protocol):
+    """The steps of one durable run as it runs (how they are checkpointed is the class's)."""
 
     @property
     def replaying(self) -> bool:
         """Whether recorded steps are still ahead."""
-        return bool(self._recorded)
+        ...
 
     async def step(
         self, name: str, call: Callable[[], Coroutine[Any, Any, T]], *, deferred: bool = False
     ) -> T:
-        """Return the recorded outcome of this step, or run ``call`` and record it.
-
-        A ``deferred`` outcome (a hook decision) is written with the next step's, in the same
-        commit, or by ``flush``: a decision costs no commit of its own. A crash before that
-        commit loses it with the step it led to, and both are made again.
-        """
-        seq = self._next
-        self._next += 1
-        recorded = self._recorded.pop(seq, None)
-        if recorded is not None:
-            recorded_name, data = recorded
-            if recorded_name != name:
-                raise StepMismatchError(self._run_id, seq, expected=name, recorded=recorded_name)
-            kind, value = cast("tuple[str, Any]", loads(data))
-            if kind == "raised":
-                raise value
-            result: T = value
-            return result
-        try:
-            output = await call()
-        except Exception as exc:
-            self._record(seq, name, ("raised", exc), deferred=deferred)
-            raise
-        self._record(seq, name, ("returned", output), deferred=deferred)
-        return output
+        """Return the recorded outcome of this step, or run ``call`` and record it."""
+        ...
 
     def flush(self) -> None:
-        """Write the deferred outcomes (before the run pauses or ends)."""
-        if self._deferred:
-            rows, self._deferred = self._deferred, []
-            self._journal.record(self._run_id, rows)
-
-    def _record(self, seq: int, name: str, outcome: tuple[str, object], *, deferred: bool) -> None:
-        try:
-            data = dumps(outcome)
-        except Exception:  # an exception that does not pickle: the step will run again
-            _log.warning(
-                "run %s: step %d (%s) not recorded: its outcome does not pickle",
-                self._run_id,
-                seq,
-                name,
-            )
-            return
-        self._deferred.append((seq, name, data))
-        if not deferred:
-            self.flush()
+        """Write what waits to be written (before the run pauses or ends)."""
+        ...
 
 
-@final
-class DbosRunSteps:
-    """The steps of one durable run as DBOS steps (``checkpoints="dbos"``): DBOS checks and
-    records each; this counts them, to tell when the replay reaches new ground."""
-
-    def __init__(self, recorded: int) -> None:
-        self._recorded = recorded
-        self._taken = 0
-
-    @classmethod
-    async def of_run(cls, run_id: str) -> DbosRunSteps:
-        """The steps of ``run_id``: how many DBOS recorded, read once.
-
-        Inside a workflow ``DBOS.list_workflow_steps`` is itself a recorded operation (a
-        replay would get the first answer again), so it is asked from an empty context, in
-        a thread (the sync call refuses a thread with an event loop)."""
-
-        def recorded() -> int:
-            steps = DBOS.list_workflow_steps(run_id, load_output=False)
-            return sum(str(step["function_name"]).startswith(_POD_STEP) for step in steps)
-
-        return cls(await asyncio.to_thread(contextvars.Context().run, recorded))
-
-    @property
-    def replaying(self) -> bool:
-        """Whether recorded steps are still ahead."""
-        return self._taken < self._recorded
-
-    async def step(
-        self, name: str, call: Callable[[], Coroutine[Any, Any, T]], *, deferred: bool = False
-    ) -> T:
-        """Run ``call`` as a DBOS step (``deferred`` is moot: every DBOS step commits)."""
-        del deferred
-        self._taken += 1
-        return await DBOS.run_step_async({"name": name}, call)
-
-    def flush(self) -> None:
-        """Nothing waits: every DBOS step is committed when it returns."""
+_RUN_STEPS: Final[ContextVar[Steps | None]] = ContextVar("pod_durable_run_steps", default=None)
 
 
-_RUN_STEPS: Final[ContextVar[RunSteps | DbosRunSteps | None]] = ContextVar(
-    "pod_durable_run_steps", default=None
-)
-
-
-def run_steps() -> ContextVar[RunSteps | DbosRunSteps | None]:
+def run_steps() -> ContextVar[Steps | None]:
     """The variable holding the steps of the run in progress (set by the workflow)."""
     return _RUN_STEPS
 
@@ -222,12 +123,8 @@ def run_steps() -> ContextVar[RunSteps | DbosRunSteps | None]:
 async def _step(
     name: str, call: Callable[[], Coroutine[Any, Any, T]], *, deferred: bool = False
 ) -> T:
-    """Run ``call`` as the next step of the run: through its journal, or as a DBOS step
-    (``checkpoints="dbos"``); outside a run, just run it. No retries: a failure is recorded
-    like an output.
-
-    ``call`` is an ``async def``: DBOS runs anything else in a thread.
-    """
+    """Run ``call`` as the next step of the run; outside a run, just run it. No retries: a
+    failure is recorded like an output."""
     steps = _RUN_STEPS.get()
     if steps is not None:
         return await steps.step(name, call, deferred=deferred)

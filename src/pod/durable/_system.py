@@ -8,8 +8,8 @@ runs of a dead one (``_takeover``).
 Durability is an explicit setting (``sync``). ``"full"`` (the default) syncs every step's
 checkpoint to disk before the run goes on, so a run survives a lost machine. ``"normal"``
 hands the checkpoint to the database without waiting for the disk: SQLite in WAL mode with
-``synchronous=NORMAL``, PostgreSQL with ``synchronous_commit=off`` on the journal's
-connection and DBOS's. A crashed worker *process* loses nothing; a lost machine (power loss, kernel
+``synchronous=NORMAL``, PostgreSQL with ``synchronous_commit=off`` on DBOS's connections
+(the steps' included). A crashed worker *process* loses nothing; a lost machine (power loss, kernel
 panic; for PostgreSQL also a crashed server) may lose the last checkpoints, whose steps then
 run again. SQLite always uses WAL, so readers (``pod runs``) never block the worker.
 """
@@ -28,25 +28,19 @@ from dbos import DBOS, DBOSConfig
 from pydantic import BaseModel, Field, model_validator
 
 if TYPE_CHECKING:
-    from ._journal import Journal
     from ._takeover import Heartbeat, TakeoverError
 
 __all__ = [
     "DEFAULT_DATABASE",
     "QUEUE_NAME",
-    "Checkpoints",
     "DurableSettings",
     "SyncMode",
     "database_url",
     "launch",
-    "process_journal",
+    "libpq_url",
     "shutdown",
     "sqlite_path",
 ]
-
-Checkpoints: TypeAlias = Literal["journal", "dbos"]
-"""How steps are checkpointed: pod's step journal (one committed row per step, the default)
-or DBOS steps (two transactions per step; see ``docs/durability.md``)."""
 
 SyncMode: TypeAlias = Literal["full", "normal"]
 """``full``: each checkpoint is on disk before the run goes on (survives a lost machine);
@@ -80,8 +74,6 @@ class DurableSettings(BaseModel, frozen=True, extra="forbid"):
     sync: SyncMode = "full"
     """``full`` syncs every checkpoint; ``normal`` trades the last checkpoints on a lost
     machine for speed (see ``docs/durability.md``)."""
-    checkpoints: Checkpoints = "journal"
-    """``journal``: one committed row per step in ``pod_steps``; ``dbos``: DBOS steps."""
     executor_id: str | None = Field(default=None, min_length=1)
     """This process's name among workers; a process restarted with the same name recovers
     the runs it held. ``None``: ``local`` on SQLite; on PostgreSQL a fresh name per process
@@ -159,7 +151,6 @@ async def launch(settings: DurableSettings | None = None) -> None:
     exits at once (status 1), as its runs are running elsewhere.
     """
     settings = settings if settings is not None else DurableSettings()
-    _process.settings = settings  # before DBOS recovers runs, which open the journal
     DBOS(config=_config(settings))
     heartbeat = _heartbeat(settings)
     # Registered before DBOS takes runs, so a worker never holds a run without a row (but a
@@ -183,12 +174,13 @@ async def launch(settings: DurableSettings | None = None) -> None:
 
 def shutdown() -> None:
     """Stop DBOS in this process (running workflows stop where they are, to be recovered)."""
+    from ._dbos_records import close_writers
+
     if _process.heartbeat is not None:
         _process.heartbeat.stop()
+    close_writers()
     DBOS.destroy(destroy_registry=False)
-    if _process.journal is not None:
-        _process.journal.close()
-    _process.settings = _process.journal = _process.heartbeat = None
+    _process.heartbeat = None
 
 
 def _heartbeat(settings: DurableSettings) -> Heartbeat | None:
@@ -228,22 +220,13 @@ def _exit_fenced(error: TakeoverError) -> None:
 class _Process:
     """What this process launched: DBOS lives once per process, and so does this."""
 
-    settings: DurableSettings | None = None
-    journal: Journal | None = None
     heartbeat: Heartbeat | None = None
 
 
 _process: Final = _Process()
 
 
-def process_journal() -> Journal | None:
-    """The step journal of this process (opened on first use: for PostgreSQL the database
-    exists once DBOS has launched); ``None`` when steps are DBOS steps."""
-    settings = _process.settings
-    if settings is None or settings.checkpoints != "journal":
-        return None
-    if _process.journal is None:
-        from ._journal import open_journal
-
-        _process.journal = open_journal(settings.database, settings.sync)
-    return _process.journal
+def libpq_url(url: str) -> str:
+    """A SQLAlchemy URL (``postgresql+psycopg://``) as libpq reads it (``postgresql://``)."""
+    scheme, sep, rest = url.partition("://")
+    return f"{scheme.split('+')[0]}{sep}{rest}"

@@ -32,7 +32,7 @@ from typing import Any, Final, final
 
 from dbos import DBOS
 
-from ._journal import _libpq_url  # pyright: ignore[reportPrivateUsage]
+from ._system import libpq_url
 
 __all__ = ["Heartbeat", "TakeoverError"]
 
@@ -91,7 +91,7 @@ class Heartbeat:
         dead_after_seconds: float,
         on_fenced: Callable[[TakeoverError], None],
     ) -> None:
-        self._url = _libpq_url(database)
+        self._url = libpq_url(database)
         self.executor_id = executor_id
         self.incarnation = uuid.uuid4().hex
         self._interval = heartbeat_seconds
