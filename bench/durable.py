@@ -485,8 +485,8 @@ class _Backend:
     database: str
     sync: SyncMode
 
-    def settings(self) -> DurableSettings:
-        return DurableSettings(database=self.database, sync=self.sync)
+    def settings(self, executor_id: str | None = None) -> DurableSettings:
+        return DurableSettings(database=self.database, sync=self.sync, executor_id=executor_id)
 
     def argv(self) -> list[str]:
         return [self.database, self.sync]
@@ -515,17 +515,24 @@ def _recovery(backend: _Backend, turns: int, folder: Path) -> float:
     return float(second.stdout.strip())
 
 
+def _recovering_worker(run_id: str) -> str:
+    return f"bench-{run_id}"
+
+
 async def _child(backend: _Backend, run_id: str, turns: int, mode: str) -> None:
     _client.inner = ScriptedClient(then=_model_of_request(turns), record=False)
     if mode == "run":
         _client.block_at = turns  # the last model request (after ``turns`` tool results) hangs
-        await launch(backend.settings())
+        await launch(backend.settings(_recovering_worker(run_id)))
         await agent.run("go", run_id=run_id)
         return
     from pod.durable import DurableRuns
 
     started = time.perf_counter()
-    await launch(backend.settings())  # recovery starts here
+    # The killed worker restarted under its name (as a systemd unit or a StatefulSet would):
+    # it recovers its runs at launch. A worker under another name would wait for the
+    # takeover (dead-after, 30 s by default; bench/takeover.py measures that road).
+    await launch(backend.settings(_recovering_worker(run_id)))  # recovery starts here
     with DurableRuns(backend.database) as runs:
         outcome = await asyncio.to_thread(runs.result, run_id)
     elapsed = time.perf_counter() - started
