@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import re
 import uuid
+import zlib
 from collections.abc import Iterable, Mapping
 from typing import Final, cast, final
 
@@ -40,6 +41,7 @@ from .._permissions import PermissionHook
 from .._pod import Pod, PodResult
 from .._registry import FrozenHookRegistry, HookRegistry
 from .._settings import PodSettings
+from .._snapshot import PodSnapshot
 from .._summariser import LlmSummariser, Summariser
 from .._trace import Tracer
 from ._dbos_records import DbosRecordedSteps
@@ -255,7 +257,14 @@ class DurableAgent:
             steps.flush()  # the last decisions, before the run waits or ends
             while isinstance(result, Paused):
                 await DBOS.set_event_async(PAUSE_EVENT, result.model_dump(mode="json"))
+                # A waiting run keeps its state as a compressed snapshot, not a live Pod: a
+                # worker may hold many runs that wait for days.
+                saved = zlib.compress(pod.snapshot().to_json().encode())
+                del pod
                 decision = await _wait_for_decision(result)
+                pod = self.pod()
+                pod.restore(PodSnapshot.from_json(zlib.decompress(saved)))
+                del saved
                 await DBOS.set_event_async(PAUSE_EVENT, None)
                 result = await _apply(pod, result, decision)
                 steps.flush()
