@@ -12,7 +12,15 @@ from typing import Final
 import pytest
 from dbos import DBOS, SetWorkflowID
 
-from llm_worker import Finished, ScriptedCall, ScriptedClient, ScriptedReply, tool
+from llm_worker import (
+    Finished,
+    LlmRequest,
+    ScriptedCall,
+    ScriptedClient,
+    ScriptedReply,
+    ToolResult,
+    tool,
+)
 from pod import Continue, HookRegistry, ToolCallSummary, events
 from pod.durable import DurableAgent, DurableSettings, StepMismatchError, launch, shutdown
 from pod.durable._dbos_records import DbosRecordedSteps
@@ -27,8 +35,8 @@ def fetch(key: str) -> str:
     return f"{key}=value"
 
 
-def _model(request: object) -> ScriptedReply:
-    done = sum(1 for i in getattr(request, "items", ()) if getattr(i, "kind", "") == "tool_result")
+def _model(request: LlmRequest) -> ScriptedReply:
+    done = sum(isinstance(i, ToolResult) for i in request.items)
     if done >= 2:
         return ScriptedReply(text="fetched")
     call = ScriptedCall(name="fetch", arguments={"key": f"k{done}"}, call_id=f"c{done}")
