@@ -81,6 +81,9 @@ def _opaque(typ: Type | None) -> bool:
 
 
 def _registry_value(expr: Expression) -> bool:
+    if type(expr) is NameExpr:  # the common case, without the call
+        node = expr.node
+        return type(node) is Var and _is_registry(node.type)
     return _is_registry(_stored_type(expr))
 
 
@@ -108,11 +111,10 @@ def open_registrations(
     """``(line, column, message)`` for every registration the plugin could not see, given
     every expression of the module."""
     found: list[tuple[int, int, str]] = []
-    callees: set[int] = set()
     for call in expressions.calls:
-        callees.add(id(call.callee))
         for argument in call.args:
-            if isinstance(argument, NameExpr | MemberExpr) and _registry_value(argument):
+            kind = type(argument)  # mypy has no subclasses of these two
+            if (kind is NameExpr or kind is MemberExpr) and _registry_value(argument):
                 found.extend(_call(call))
                 break
     for cast_expr in expressions.casts:
@@ -120,11 +122,20 @@ def open_registrations(
             found.append(
                 (cast_expr.line, cast_expr.column, HIDDEN.format(how="cast to another type"))
             )
-    for member in expressions.members:
-        if member.name == "on" and id(member) not in callees and _registry_value(member.expr):
-            found.append((member.line, member.column, ALIASED))
-    for statement in _assignments(file):
-        target = statement.lvalues[0] if len(statement.lvalues) == 1 else None
+    named_on = [
+        member
+        for member in expressions.members
+        if member.name == "on" and _registry_value(member.expr)
+    ]
+    if named_on:
+        callees = {id(call.callee) for call in expressions.calls}
+        found.extend(
+            (member.line, member.column, ALIASED) for member in named_on if id(member) not in callees
+        )
+    for statement in file.defs:
+        if type(statement) is not AssignmentStmt or len(statement.lvalues) != 1:
+            continue
+        target = statement.lvalues[0]
         if (
             isinstance(target, NameExpr)
             and isinstance(target.node, Var)
@@ -161,7 +172,3 @@ def _signature(callee: Expression) -> CallableType | None:
     if func is None or func.type is None:
         return None
     return func.type if isinstance(func.type, CallableType) else None
-
-
-def _assignments(file: MypyFile) -> list[AssignmentStmt]:
-    return [statement for statement in file.defs if isinstance(statement, AssignmentStmt)]
