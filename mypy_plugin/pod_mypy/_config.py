@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import configparser
 import tomllib
-from typing import cast
+from typing import Final, cast
 
 __all__ = ["trusted_packages"]
+
+_SETTING: Final = b"trusted_packages"
 
 
 def trusted_packages(config_file: str | None) -> frozenset[str]:
@@ -27,12 +29,17 @@ def trusted_packages(config_file: str | None) -> frozenset[str]:
     if not config_file:
         return frozenset()
     try:
+        with open(config_file, "rb") as file:
+            data = file.read()
+        # mypy parsed this file already; parse it again only if the setting can be there
+        # (ini keys are case-insensitive; a TOML key spelled with escapes is missed, which
+        # trusts less, never more).
+        if _SETTING not in data.lower():
+            return frozenset()
         if config_file.endswith(".toml"):
-            with open(config_file, "rb") as file:
-                document: object = tomllib.load(file)
-            return _toml_names(document)
+            return _toml_names(tomllib.loads(data.decode()))
         parser = configparser.ConfigParser()
-        parser.read(config_file, encoding="utf-8")
+        parser.read_string(data.decode(), source=config_file)
         raw = parser.get("pod_mypy", "trusted_packages", fallback="")
     except (OSError, ValueError, configparser.Error):
         return frozenset()
