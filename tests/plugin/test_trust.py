@@ -29,6 +29,19 @@ def test_trusted_packages_from_mypy_ini(tmp_path: Path) -> None:
     assert trusted_packages(str(config)) == {"acme", "other"}
 
 
+def test_an_ini_key_in_any_case_is_read(tmp_path: Path) -> None:
+    # configparser folds keys to lower case: the plugin's look-ahead for the setting must too.
+    config = tmp_path / "setup.cfg"
+    config.write_text("[pod_mypy]\nTrusted_Packages = acme\n")
+    assert trusted_packages(str(config)) == {"acme"}
+
+
+def test_an_unreadable_config_trusts_nothing(tmp_path: Path) -> None:
+    assert trusted_packages(str(tmp_path / "missing.ini")) == frozenset()
+    (tmp_path / "bad.toml").write_bytes(b"[tool.pod_mypy]\ntrusted_packages = [\"\xff\"]\n")
+    assert trusted_packages(str(tmp_path / "bad.toml")) == frozenset()
+
+
 @pytest.mark.parametrize(
     "text", ["", "[tool.mypy]\nstrict = true\n", "[tool.pod_mypy]\ntrusted_packages = 3\n"]
 )
