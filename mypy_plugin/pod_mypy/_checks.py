@@ -56,17 +56,12 @@ class Checks:
         self._collector = Collector(trusted)
         self._reach = Reach(_is_privileged)
         self._subclasses = boundary.ProjectSubclasses()
-        self._method_hooks = {
+        self.function_hooks: Mapping[str, Callable[[FunctionContext], Type]] = FUNCTION_HOOKS
+        self.method_hooks: Mapping[str, Callable[[MethodContext], Type]] = {
             name: partial(callback, self._collector) for name, callback in METHOD_HOOKS.items()
         }
         self.class_defined = partial(registration.on_class_defined, self._collector)
         """For a ``Hook`` subclass whose nearest ``__init_subclass__`` is a user class's."""
-
-    def function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
-        return FUNCTION_HOOKS.get(fullname)
-
-    def method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
-        return self._method_hooks.get(fullname)
 
     def module_checked(self, file: MypyFile, modules: dict[str, MypyFile]) -> set[str]:
         """Check the hook code of ``file``; return its extra indirect dependencies."""

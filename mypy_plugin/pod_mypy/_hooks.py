@@ -22,7 +22,8 @@ from mypy.nodes import Context, FuncItem, TypeInfo, Var
 from mypy.plugin import CheckerPluginInterface
 
 from ._consts import HOOK_BOUNDARY, NEEDS_TYPE_CHECKER
-from ._report import fail
+from ._origin import HOST_PACKAGES
+from ._report import HookEntry, fail, record_hook
 
 __all__ = ["Collector", "HookNode", "HookSite", "ModuleHooks"]
 
@@ -52,11 +53,25 @@ class HookSite(NamedTuple):
 class ModuleHooks:
     """The hook code of one module and the checker that checked it."""
 
-    __slots__ = ("checker", "errors", "hook_variables", "sites", "trusted", "verdicts")
+    __slots__ = (
+        "_calls",
+        "_entries",
+        "checker",
+        "errors",
+        "hook_variables",
+        "is_host",
+        "sites",
+        "trusted",
+        "verdicts",
+    )
 
     def __init__(self, checker: TypeChecker, trusted: frozenset[str]) -> None:
         self.checker = checker
         self.trusted = trusted
+        self.is_host = checker.tree.fullname.partition(".")[0] in HOST_PACKAGES
+        """The module is llm-pod's own (the host's library)."""
+        self._calls: dict[int, tuple[object, ...]] = {}
+        self._entries: set[tuple[int, HookEntry]] = set()
         self.hook_variables: list[tuple[Var, Context]] = []
         """Variables registered as hook instances: each must only ever hold one."""
         self.sites: dict[int, HookSite] = {}
@@ -68,6 +83,28 @@ class ModuleHooks:
 
     def add(self, site: HookSite) -> None:
         self.sites.setdefault(id(site.node), site)
+
+    def repeated(self, context: Context, *inputs: object) -> bool:
+        """Whether a callback already ran for the call at ``context`` with these very objects
+        (compared by identity) as its inputs. mypy runs a method hook once per overload item it
+        tries, mostly with the same argument types: what the first run found stands."""
+        previous = self._calls.get(id(context))
+        if (
+            previous is not None
+            and previous[0] is context
+            and len(previous) == len(inputs) + 1
+            and all(old is new for old, new in zip(previous[1:], inputs, strict=True))
+        ):
+            return True
+        self._calls[id(context)] = (context, *inputs)
+        return False
+
+    def record(self, context: Context, entry: HookEntry) -> None:
+        """Put a registration into the boundary report once, however often it is tried."""
+        key = (id(context), entry)
+        if key not in self._entries:
+            self._entries.add(key)
+            record_hook(entry)
 
     def defer(self, message: str, context: Context, code: ErrorCode) -> None:
         """Report ``message`` at ``context`` once the module is checked."""
@@ -86,6 +123,7 @@ class Collector:
 
     def __init__(self, trusted: frozenset[str] = frozenset()) -> None:
         self._modules: dict[str, ModuleHooks] = {}
+        self._last: ModuleHooks | None = None
         self.trusted = trusted
         """Installed packages whose declared hooks the user trusts (``trusted_packages``)."""
         self.any_checker: TypeChecker | None = None
@@ -99,12 +137,17 @@ class Collector:
             api.fail(NEEDS_TYPE_CHECKER.format(api=type(api).__name__), context, code=HOOK_BOUNDARY)
             return None
         self.any_checker = api
+        last = self._last
+        if last is not None and last.checker is api:
+            return last  # the module of the previous callback: the common case
         fullname = api.tree.fullname
         hooks = self._modules.get(fullname)
         if hooks is None or hooks.checker is not api:
             hooks = self._modules[fullname] = ModuleHooks(api, self.trusted)
+        self._last = hooks
         return hooks
 
     def take(self, fullname: str) -> ModuleHooks | None:
         """Remove and return the record of module ``fullname``."""
+        self._last = None
         return self._modules.pop(fullname, None)

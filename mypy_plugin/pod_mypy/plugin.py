@@ -14,6 +14,7 @@ import hashlib
 import os
 import re
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Final, final
 
 import mypy
@@ -71,24 +72,45 @@ class PodPlugin(Plugin):
         self._trusted = trusted_packages(options.config_file)
         self._config_data = f"{_SOURCE_HASH} {','.join(sorted(self._trusted))}"
         self._loaded: Checks | None = None
+        # mypy asks for a hook at every call it checks: the answer is one dict lookup. Until
+        # a hook is first used, these stand-ins load the checks (a warm run that re-checks
+        # nothing never imports them).
+        self._function_hooks: dict[str, Callable[[FunctionContext], Type]] = {
+            name: partial(self._first_function_call, name) for name in FUNCTION_HOOK_NAMES
+        }
+        self._method_hooks: dict[str, Callable[[MethodContext], Type]] = {
+            name: partial(self._first_method_call, name) for name in METHOD_HOOK_NAMES
+        }
 
     def _checks(self) -> Checks:
         if self._loaded is None:
-            # Imported on first use: a warm run that re-checks nothing never needs them.
             from ._checks import Checks
 
-            self._loaded = Checks(self._trusted)
+            checks = self._loaded = Checks(self._trusted)
+            self._function_hooks = dict(checks.function_hooks)
+            self._method_hooks = dict(checks.method_hooks)
         return self._loaded
 
+    def _first_function_call(self, fullname: str, ctx: FunctionContext) -> Type:
+        self._checks()
+        return self._function_hooks[fullname](ctx)
+
+    def _first_method_call(self, fullname: str, ctx: MethodContext) -> Type:
+        self._checks()
+        return self._method_hooks[fullname](ctx)
+
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
-        return self._checks().function_hook(fullname) if fullname in FUNCTION_HOOK_NAMES else None
+        return self._function_hooks.get(fullname)
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
-        if fullname in METHOD_HOOK_NAMES:
-            return self._checks().method_hook(fullname)
-        if fullname.endswith(_INIT_SUBCLASS) and not fullname.startswith("builtins."):
-            return self._checks().class_defined  # maybe a Hook subclass of a user base class
-        return None
+        hook = self._method_hooks.get(fullname)
+        if (
+            hook is None
+            and fullname.endswith(_INIT_SUBCLASS)
+            and not fullname.startswith("builtins.")
+        ):
+            return self._checks().class_defined  # maybe a Hook subclass of a user class
+        return hook
 
     def get_additional_indirect_deps(self, file: MypyFile) -> set[str]:
         if self._loaded is None:

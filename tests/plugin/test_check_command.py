@@ -87,3 +87,35 @@ def test_usage_errors_exit_2_with_one_line(tmp_path: Path) -> None:
 def test_version(tmp_path: Path) -> None:
     done = _check(tmp_path, "--version")
     assert (done.returncode, done.stdout) == (0, f"pod_mypy {__version__}\n")
+
+
+DECLARED = """\
+from pod import Continue, Hook, HookRegistry, PreToolDecision, ToolCallSummary, events, hook
+
+registry = HookRegistry()
+
+
+@hook(events.PRE_TOOL_CALL)
+def declared(call: ToolCallSummary) -> PreToolDecision:
+    return Continue()
+
+
+class Guard(Hook[ToolCallSummary, PreToolDecision]):
+    def __call__(self, call: ToolCallSummary) -> PreToolDecision:
+        return Continue()
+
+
+registry.on(events.PRE_TOOL_CALL, declared)
+registry.on(events.PRE_TOOL_CALL, Guard())
+"""
+
+
+def test_each_registration_is_listed_once(tmp_path: Path) -> None:
+    # mypy tries registry.on's overload items one by one, running the plugin for each.
+    (tmp_path / "hooks.py").write_text(DECLARED)
+
+    done = _check(tmp_path, "check", "--json", "hooks.py")
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    listed = [(entry["line"], entry["hook"]) for entry in json.loads(done.stdout)["hooks"]]
+    assert sorted(listed) == [(7, "declared"), (11, "Guard"), (16, "declared"), (17, "Guard")]

@@ -38,7 +38,7 @@ def test_an_ini_key_in_any_case_is_read(tmp_path: Path) -> None:
 
 def test_an_unreadable_config_trusts_nothing(tmp_path: Path) -> None:
     assert trusted_packages(str(tmp_path / "missing.ini")) == frozenset()
-    (tmp_path / "bad.toml").write_bytes(b"[tool.pod_mypy]\ntrusted_packages = [\"\xff\"]\n")
+    (tmp_path / "bad.toml").write_bytes(b'[tool.pod_mypy]\ntrusted_packages = ["\xff"]\n')
     assert trusted_packages(str(tmp_path / "bad.toml")) == frozenset()
 
 

@@ -129,9 +129,8 @@ def open_registrations(
     ]
     if named_on:
         callees = {id(call.callee) for call in expressions.calls}
-        found.extend(
-            (member.line, member.column, ALIASED) for member in named_on if id(member) not in callees
-        )
+        aliased = [member for member in named_on if id(member) not in callees]
+        found.extend((member.line, member.column, ALIASED) for member in aliased)
     for statement in file.defs:
         if type(statement) is not AssignmentStmt or len(statement.lvalues) != 1:
             continue

@@ -69,7 +69,7 @@ from .._consts import (
 from .._defs import definition, event_name, instance_class
 from .._hooks import Collector, HookSite, ModuleHooks
 from .._origin import HOST_PACKAGES, is_installed
-from .._report import HookEntry, active, record_hook
+from .._report import HookEntry, active
 
 __all__ = ["on_class_defined", "on_decorator_applied", "on_registration"]
 
@@ -86,8 +86,10 @@ def on_registration(collector: Collector, ctx: MethodContext) -> Type:
     if hooks is None or len(names) < 2 or names[1] not in (None, "hook"):
         return ctx.default_return_type
     if ctx.args[1] and ctx.arg_types[0]:
-        event = _event_types(ctx.arg_types[0][0], hooks, ctx.context)
-        _register(hooks, ctx.args[1][0], ctx.arg_types[1][0], event, ctx.context)
+        expr, event_type, hook_type = ctx.args[1][0], ctx.arg_types[0][0], ctx.arg_types[1][0]
+        if not hooks.repeated(ctx.context, expr, event_type, hook_type):
+            event = _event_types(event_type, hooks, ctx.context)
+            _register(hooks, expr, hook_type, event, ctx.context)
     return ctx.default_return_type
 
 
@@ -96,7 +98,9 @@ def on_decorator_applied(collector: Collector, ctx: MethodContext) -> Type:
     hooks = collector.module(ctx.api, ctx.context)
     if hooks is None or not ctx.args or not ctx.args[0]:
         return ctx.default_return_type
-    receiver = ctx.type
+    receiver, expr, hook_type = ctx.type, ctx.args[0][0], ctx.arg_types[0][0]
+    if hooks.repeated(ctx.context, receiver, expr, hook_type):
+        return ctx.default_return_type
     event = (
         (receiver.args[0], receiver.args[1])
         if isinstance(receiver, Instance) and len(receiver.args) == 2
@@ -106,9 +110,9 @@ def on_decorator_applied(collector: Collector, ctx: MethodContext) -> Type:
         func = ctx.context.func
         hooks.add(HookSite(func.name, func))
         if event is not None:
-            _check_signature(func.name, ctx.arg_types[0][0], event, hooks, ctx.context)
+            _check_signature(func.name, hook_type, event, hooks, ctx.context)
     else:
-        _register(hooks, ctx.args[0][0], ctx.arg_types[0][0], event, ctx.context)
+        _register(hooks, expr, hook_type, event, ctx.context)
     return ctx.default_return_type
 
 
@@ -141,9 +145,7 @@ def _register(
     context: Context,
 ) -> None:
     proper = get_proper_type(typ)
-    if hooks.checker.tree.fullname.partition(".")[0] in HOST_PACKAGES and isinstance(
-        proper, Instance
-    ):
+    if hooks.is_host and isinstance(proper, Instance):
         return  # llm-pod registering its own hooks (the host's library)
     shown = _shown_name(expr)
     if isinstance(proper, Instance) and proper.type.fullname in DECLARED_HOOK_TYPES:
@@ -179,15 +181,18 @@ def _declared(
     problem: str | None,
 ) -> None:
     """A registration of hook code checked elsewhere, or not checkable: into the report."""
+    if problem is not None:
+        hooks.defer(problem, context, HOOK_BOUNDARY)
+    if active() is None:
+        return  # no boundary report is being written
     checker = hooks.checker
-    shown_event = event_name(event[0] if event else None, checker.modules) if active() else "?"
+    shown_event = event_name(event[0] if event else None, checker.modules)
+    path, line = checker.path, context.line
     if problem is None:
         why = "checked where it is declared"
-        record_hook(HookEntry(checker.path, context.line, shown_event, name, "verified", why))
-        return
-    hooks.defer(problem, context, HOOK_BOUNDARY)
-    entry = HookEntry(checker.path, context.line, shown_event, name, "unverifiable", problem)
-    record_hook(entry)
+        hooks.record(context, HookEntry(path, line, shown_event, name, "verified", why))
+    else:
+        hooks.record(context, HookEntry(path, line, shown_event, name, "unverifiable", problem))
 
 
 def _declared_function(expr: Expression, hooks: ModuleHooks) -> str | None:
