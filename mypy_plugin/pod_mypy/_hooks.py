@@ -14,6 +14,7 @@ and reported with the walk.
 
 from __future__ import annotations
 
+from operator import is_
 from typing import NamedTuple, TypeAlias, final
 
 from mypy.checker import TypeChecker
@@ -88,15 +89,11 @@ class ModuleHooks:
         """Whether a callback already ran for the call at ``context`` with these very objects
         (compared by identity) as its inputs. mypy runs a method hook once per overload item it
         tries, mostly with the same argument types: what the first run found stands."""
+        call = (context, *inputs)  # held, so no id here is reused while compared
         previous = self._calls.get(id(context))
-        if (
-            previous is not None
-            and previous[0] is context
-            and len(previous) == len(inputs) + 1
-            and all(old is new for old, new in zip(previous[1:], inputs, strict=True))
-        ):
+        if previous is not None and len(previous) == len(call) and all(map(is_, previous, call)):
             return True
-        self._calls[id(context)] = (context, *inputs)
+        self._calls[id(context)] = call
         return False
 
     def record(self, context: Context, entry: HookEntry) -> None:

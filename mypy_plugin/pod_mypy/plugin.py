@@ -72,9 +72,9 @@ class PodPlugin(Plugin):
         self._trusted = trusted_packages(options.config_file)
         self._config_data = f"{_SOURCE_HASH} {','.join(sorted(self._trusted))}"
         self._loaded: Checks | None = None
-        # mypy asks for a hook at every call it checks: the answer is one dict lookup. Until
-        # a hook is first used, these stand-ins load the checks (a warm run that re-checks
-        # nothing never imports them).
+        # mypy asks for a hook at every call it checks: a miss costs one set lookup, a hit one
+        # more. Until a hook is first used, these stand-ins load the checks (a warm run that
+        # re-checks nothing never imports them).
         self._function_hooks: dict[str, Callable[[FunctionContext], Type]] = {
             name: partial(self._first_function_call, name) for name in FUNCTION_HOOK_NAMES
         }
@@ -100,17 +100,14 @@ class PodPlugin(Plugin):
         return self._method_hooks[fullname](ctx)
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
-        return self._function_hooks.get(fullname)
+        return self._function_hooks[fullname] if fullname in FUNCTION_HOOK_NAMES else None
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
-        hook = self._method_hooks.get(fullname)
-        if (
-            hook is None
-            and fullname.endswith(_INIT_SUBCLASS)
-            and not fullname.startswith("builtins.")
-        ):
+        if fullname in METHOD_HOOK_NAMES:
+            return self._method_hooks[fullname]
+        if fullname.endswith(_INIT_SUBCLASS) and not fullname.startswith("builtins."):
             return self._checks().class_defined  # maybe a Hook subclass of a user class
-        return hook
+        return None
 
     def get_additional_indirect_deps(self, file: MypyFile) -> set[str]:
         if self._loaded is None:
