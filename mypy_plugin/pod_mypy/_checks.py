@@ -7,10 +7,12 @@ for it.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Final, final
 
+from mypy.errors import Errors
 from mypy.nodes import MypyFile, TypeInfo
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.types import Type
@@ -62,30 +64,53 @@ class Checks:
         }
         self.class_defined = partial(registration.on_class_defined, self._collector)
         """For a ``Hook`` subclass whose nearest ``__init_subclass__`` is a user class's."""
+        self._errors: Errors | None = None
 
     def module_checked(self, file: MypyFile, modules: dict[str, MypyFile]) -> set[str]:
         """Check the hook code of ``file``; return its extra indirect dependencies."""
         hooks = self._collector.take(file.fullname)
-        scan = not is_library(file.fullname, modules) and open_registration.imports_pod(file)
+        # Any project module may hold a registry (imported from another project module), so
+        # every one is scanned for registrations the plugin cannot see.
+        scan = not is_library(file.fullname, modules)
         if hooks is None and not scan:
             return set()
         # One traversal of the module serves both checks.
         expressions = ModuleExpressions(file)
         if scan:
-            self._report_open_registrations(file, expressions)
+            self._report_open_registrations(file, expressions, modules)
         if hooks is None:
             return set()
         return boundary.check_module(hooks, self._reach, self._subclasses, expressions) - {
             file.fullname
         }
 
-    def _report_open_registrations(self, file: MypyFile, expressions: ModuleExpressions) -> None:
+    def _report_open_registrations(
+        self, file: MypyFile, expressions: ModuleExpressions, modules: dict[str, MypyFile]
+    ) -> None:
         found = open_registration.open_registrations(file, expressions)
-        checker = self._collector.any_checker
-        if not found or checker is None:
+        if not found:
             return
-        errors = checker.errors
-        errors.set_file(file.path, file.fullname, checker.options)
-        for line, column, message in found:
+        for line, _, message in found:
             record_finding(file.path, line, message, HOOK_BOUNDARY)
+        errors = self._build_errors(modules)
+        if errors is None:
+            return
+        current = (errors.file, errors.target_module, errors.options, errors.scope)
+        errors.set_file(file.path, file.fullname, errors.options)
+        for line, column, message in found:
             errors.report(line, column, message, code=HOOK_BOUNDARY)
+        errors.set_file(*current)
+
+    def _build_errors(self, modules: dict[str, MypyFile]) -> Errors | None:
+        """mypy's error list for this build: a type checker's, if a callback has run. Else
+        (no module checked so far called llm-pod), the one held next to the build's module
+        table: a scan of the heap, paid only on this path."""
+        if self._errors is None:
+            checker = self._collector.any_checker
+            if checker is not None:
+                self._errors = checker.errors
+            else:
+                holders = gc.get_referrers(modules)
+                found = (getattr(holder, "errors", None) for holder in holders)
+                self._errors = next((e for e in found if isinstance(e, Errors)), None)
+        return self._errors

@@ -100,7 +100,9 @@ class PodPlugin(Plugin):
         return self._method_hooks[fullname](ctx)
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
-        return self._function_hooks[fullname] if fullname in FUNCTION_HOOK_NAMES else None
+        if fullname in FUNCTION_HOOK_NAMES:
+            return self._function_hooks[fullname]
+        return None
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
         if fullname in METHOD_HOOK_NAMES:
@@ -110,9 +112,8 @@ class PodPlugin(Plugin):
         return None
 
     def get_additional_indirect_deps(self, file: MypyFile) -> set[str]:
-        if self._loaded is None:
-            return set()
-        return self._loaded.module_checked(file, self._modules or {})
+        # Every checked module is scanned, so the checks load with the first one.
+        return self._checks().module_checked(file, self._modules or {})
 
     def report_config_data(self, ctx: ReportConfigContext) -> str | None:
         # The standard library never holds hook code: keep its cache across plugin changes.

@@ -1,7 +1,8 @@
 """Registration in the open: ``registry.on`` is called directly, in any module.
 
-A registration the plugin does not see is a hook it never checks. So, in every module that
-imports llm-pod (hook code or not), these are errors (``hook-boundary``):
+A registration the plugin does not see is a hook it never checks. So, in every module of the
+project (hook code or not, importing llm-pod or only another module's registry), these are
+errors (``hook-boundary``):
 
 - ``registry.on`` used as a value (``on = registry.on``, ``register(registry.on)``);
 - ``getattr(registry, ...)``;
@@ -22,9 +23,6 @@ from mypy.nodes import (
     AssignmentStmt,
     CallExpr,
     Expression,
-    Import,
-    ImportAll,
-    ImportFrom,
     MemberExpr,
     MypyFile,
     NameExpr,
@@ -37,7 +35,7 @@ from .._consts import REGISTRY_CLASS
 from .._defs import function_of
 from .._scan import ModuleExpressions
 
-__all__ = ["imports_pod", "open_registrations"]
+__all__ = ["open_registrations"]
 
 ALIASED: Final = (
     '"registry.on" used as a value: call registry.on(EVENT, hook) or @registry.on(EVENT) '
@@ -50,20 +48,6 @@ HIDDEN: Final = (
     "a HookRegistry {how} loses its type, and pod_mypy no longer sees its registrations: "
     "keep it typed HookRegistry"
 )
-
-
-def imports_pod(file: MypyFile) -> bool:
-    """Whether the module imports llm-pod's public layer (and so could register hooks)."""
-    for node in file.imports:
-        if isinstance(node, Import):
-            names = [name for name, _ in node.ids]
-        elif isinstance(node, ImportFrom | ImportAll):
-            names = [node.id]
-        else:
-            continue
-        if any(name == "pod" or name.startswith("pod.") for name in names):
-            return True
-    return False
 
 
 def _is_registry(typ: Type | None) -> bool:
