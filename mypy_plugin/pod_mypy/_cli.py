@@ -20,7 +20,6 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict
 from typing import NoReturn, final
 
 from mypy import build
@@ -81,8 +80,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if arguments.json:
             document = {
                 "version": __version__,
-                "hooks": [asdict(entry) for entry in report.hooks],
-                "findings": [asdict(finding) for finding in report.findings],
+                "hooks": [entry._asdict() for entry in report.hooks],
+                "findings": [finding._asdict() for finding in report.findings],
             }
             print(json.dumps(document, indent=2))
         else:

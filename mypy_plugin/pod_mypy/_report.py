@@ -8,8 +8,7 @@ report (each hook: where, which event, verified or why not).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal, final
+from typing import Literal, NamedTuple, final
 
 from mypy.checker import TypeChecker
 from mypy.errorcodes import ErrorCode
@@ -31,9 +30,10 @@ __all__ = [
 Status = Literal["verified", "unverifiable", "trusted"]
 
 
+# NamedTuples and a plain class, not dataclasses: defining a dataclass costs milliseconds, and
+# this module loads in every build that checks a module.
 @final
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(NamedTuple):
     path: str
     line: int
     code: str
@@ -41,8 +41,7 @@ class Finding:
 
 
 @final
-@dataclass(frozen=True, slots=True)
-class HookEntry:
+class HookEntry(NamedTuple):
     path: str
     line: int
     event: str
@@ -52,10 +51,12 @@ class HookEntry:
 
 
 @final
-@dataclass(slots=True)
 class Report:
-    findings: list[Finding] = field(default_factory=list[Finding])
-    hooks: list[HookEntry] = field(default_factory=list[HookEntry])
+    __slots__ = ("findings", "hooks")
+
+    def __init__(self) -> None:
+        self.findings: list[Finding] = []
+        self.hooks: list[HookEntry] = []
 
 
 _active: list[Report] = []
