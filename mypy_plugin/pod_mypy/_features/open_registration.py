@@ -65,9 +65,13 @@ def _opaque(typ: Type | None) -> bool:
 
 
 def _registry_value(expr: Expression) -> bool:
-    if type(expr) is NameExpr:  # the common case, without the call
-        node = expr.node
-        return type(node) is Var and _is_registry(node.type)
+    kind = type(expr)  # mypy has no subclasses of these node classes
+    if kind is NameExpr or kind is MemberExpr:
+        node = expr.node if isinstance(expr, RefExpr) else None
+        if type(node) is Var:  # a variable, or a module's attribute: its stored type
+            return _is_registry(node.type)
+        if kind is NameExpr:
+            return False
     return _is_registry(_stored_type(expr))
 
 

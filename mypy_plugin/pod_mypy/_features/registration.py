@@ -79,11 +79,13 @@ _STDLIB = frozenset(sys.stdlib_module_names)
 
 def on_registration(collector: Collector, ctx: MethodContext) -> Type:
     """``registry.on(EVENT, fn)``; also the first half of ``@registry.on(EVENT)``."""
-    hooks = collector.module(ctx.api, ctx.context)
     # Formals: (event, hook, /, *, on_error, timeout), or (event, /, *, ...) for the decorator
     # form; positional-only formals have no name.
     names = ctx.callee_arg_names
-    if hooks is None or len(names) < 2 or names[1] not in (None, "hook"):
+    if len(names) < 2 or names[1] not in (None, "hook"):
+        return ctx.default_return_type
+    hooks = collector.module(ctx.api, ctx.context)
+    if hooks is None:
         return ctx.default_return_type
     if ctx.args[1] and ctx.arg_types[0]:
         expr, event_type, hook_type = ctx.args[1][0], ctx.arg_types[0][0], ctx.arg_types[1][0]
@@ -130,11 +132,20 @@ def on_class_defined(collector: Collector, ctx: MethodContext) -> Type:
     call = info.get_method("__call__")
     own = fill_typevars(info)
     if call is not None and call.info.fullname != HOOK_BASE and isinstance(own, Instance):
-        base = next(b for b in info.mro if b.fullname == HOOK_BASE)
-        declared = map_instance_to_supertype(own, base).args
+        declared = _hook_arguments(info, own)
         if len(declared) == 2:
             _check_signature(info.name, own, (declared[0], declared[1]), hooks, ctx.context)
     return ctx.default_return_type
+
+
+def _hook_arguments(info: TypeInfo, own: Instance) -> tuple[Type, ...]:
+    """The ``Input``/``Output`` a ``Hook`` subclass declares: as written in its bases when it
+    subclasses ``Hook[...]`` directly (the common case), else mapped along its MRO."""
+    for base in info.bases:
+        if base.type.fullname == HOOK_BASE:
+            return tuple(base.args)
+    hook = next(b for b in info.mro if b.fullname == HOOK_BASE)
+    return tuple(map_instance_to_supertype(own, hook).args)
 
 
 def _register(
