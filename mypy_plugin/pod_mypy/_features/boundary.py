@@ -115,9 +115,12 @@ from .escapes import HARMLESS_ANY as _HARMLESS_ANY
 from .escapes import escape, escaping_class
 from .immutability import is_deeply_immutable
 
-__all__ = ["ProjectSubclasses", "check_module", "missing_library_names"]
+__all__ = ["LibraryReferences", "ProjectSubclasses", "check_module", "missing_library_names"]
 
 _Span: TypeAlias = tuple[int, int, int, int]
+LibraryReferences: TypeAlias = dict[tuple[object, ...], frozenset[str]]
+"""References to library code whose value checks passed, for the whole build, with the
+modules each answer depended on (``_Walker._library_code``)."""
 
 _INSTALLER_OWNERS: Final = frozenset({"logging", "asyncio"})
 _REBUILDERS: Final = frozenset({"__init__", "__post_init__"})
@@ -128,6 +131,7 @@ _SETUP_METHODS: Final = frozenset(
 _NO_LINE: Final = re.compile(r" \(line \{line\}\)")
 _LITERALS: Final = frozenset({StrExpr, BytesExpr, IntExpr, FloatExpr, ComplexExpr, EllipsisExpr})
 _MODULE_TYPE: Final = "types.ModuleType"
+_FORMAT_NAMES: Final = frozenset({"format", "format_map"})
 
 
 @final
@@ -158,6 +162,7 @@ def check_module(
     hooks: ModuleHooks,
     reach: Reach,
     subclasses: ProjectSubclasses,
+    references: LibraryReferences,
     expressions: ModuleExpressions,
 ) -> set[str]:
     """Report problems in the hook code of one checked module.
@@ -183,7 +188,14 @@ def check_module(
             _record(checker, site, "unverifiable", UNCHECKED_MODULE)
         return set()
     reach.start_module()
-    walker = _Walker(checker, reach, subclasses, hooks.sites.values(), expressions)
+    walker = _Walker(
+        checker,
+        reach=reach,
+        subclasses=subclasses,
+        references=references,
+        sites=hooks.sites.values(),
+        expressions=expressions,
+    )
     hazards = [*walker.provenance.top_level_hazards, *_process_wide(expressions, checker)]
     spans = [(site.first_line, site.last_line) for site in hooks.sites.values()]
     setup = [span for site in hooks.sites.values() for span in _setup_spans(site.node)]
@@ -216,8 +228,10 @@ class _Walker:
     def __init__(
         self,
         checker: TypeChecker,
+        *,
         reach: Reach,
         subclasses: ProjectSubclasses,
+        references: LibraryReferences,
         sites: Iterable[HookSite],
         expressions: ModuleExpressions,
     ) -> None:
@@ -231,6 +245,7 @@ class _Walker:
         self._sealed_memo: dict[str, bool] = {}
         self._quiet_classes: dict[TypeInfo, bool] = {}
         self._library_definitions: dict[int, bool] = {}
+        self._references = references
         self._subclasses = subclasses
         self._subclasses_fresh = False
         self._site_classes = {
@@ -407,12 +422,7 @@ class _Walker:
             text = self._reaches(typ) if typ is not None else None
             return _Finding(HOOK_BOUNDARY, text, expr.line) if text is not None else None
         if isinstance(expr, RefExpr) and self._names_library_code(expr):
-            # _binding has nothing to say about it; _code may (a def bound in its place).
-            found = self._value_finding(expr, typ, instance_code=False)
-            found = found or self._code(expr, hook_span)
-            if found is not None or typ is None:
-                return found
-            return self._instance_code(typ, expr.line)
+            return self._library_code(expr, typ, hook_span)
         found = self._value_finding(expr, typ, instance_code=False)
         if found is not None:
             return found
@@ -467,6 +477,57 @@ class _Walker:
             known = target is not None and is_library(target.module, self._checker.modules)
             self._library_definitions[id(node)] = known
         return known
+
+    def _library_code(
+        self, expr: RefExpr, typ: Type | None, hook_span: tuple[int, int]
+    ) -> _Finding | None:
+        """A reference to library code (``Continue``, ``call.tool_name``, ``re.compile``).
+        _binding has nothing to say about it; _code may (a def bound in its place, what this
+        module gives it). Its value checks give the same answer wherever the same definition
+        is named with the same type: they run once a build (most hook modules name the same
+        few), and an answer brings the modules it depended on along."""
+        key = self._reference_key(expr, typ)
+        known = self._references.get(key) if key is not None else None
+        if known is not None:
+            self._reach.touched |= known
+            return self._code(expr, hook_span)
+        outer = self._reach.touched
+        depended: set[str] = set()
+        self._reach.touched = depended
+        try:
+            found = self._value_finding(expr, typ, instance_code=False)
+        finally:
+            outer |= depended
+            self._reach.touched = outer
+        found = found or self._code(expr, hook_span)
+        if found is not None or typ is None:
+            return found
+        found = self._instance_code(typ, expr.line)
+        if found is None and key is not None and self._library_class(typ):
+            self._references[key] = frozenset(depended)
+        return found
+
+    def _library_class(self, typ: Type) -> bool:
+        """Whether the values of ``typ`` have no class, or a library's (whose code
+        :meth:`_instance_code` does not follow: the same answer in every module)."""
+        info = class_of(typ)
+        return info is None or is_library(info.module_name, self._checker.modules)
+
+    def _reference_key(self, expr: RefExpr, typ: Type | None) -> tuple[object, ...] | None:
+        """What decides the value checks of a reference to library code: the named
+        definition (or the owner class and attribute name), the reference's names and its
+        type (types compare by value; an ``Any``'s kind does not, so a reference of type
+        ``Any`` has no key). A ``str.format`` template is part of the expression: a format
+        method has no key."""
+        if typ is None or isinstance(get_proper_type(typ), AnyType):
+            return None
+        if isinstance(expr, NameExpr):
+            return (id(expr.node), expr.fullname, typ)
+        assert isinstance(expr, MemberExpr)
+        if expr.name in _FORMAT_NAMES:
+            return None
+        owner = class_of(self._type(expr.expr)) if expr.node is None else None
+        return (id(expr.node), id(owner), expr.fullname, expr.name, typ)
 
     def _quiet(self, typ: Instance) -> bool:
         """A value of a library class without type arguments that reaches no privileged
