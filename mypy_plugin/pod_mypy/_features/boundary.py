@@ -60,6 +60,7 @@ from mypy.types import (
     NoneType,
     TupleType,
     Type,
+    TypeAliasType,
     TypedDictType,
     UninhabitedType,
     UnionType,
@@ -97,12 +98,15 @@ from .._consts import (
     UNVERIFIABLE_DECLARED,
 )
 from .._defs import (
+    Definition,
     class_of,
     definition,
     event_name,
     function_of,
     held_by_instance,
     hook_input,
+    member_definitions,
+    receiver_classes,
     super_targets,
 )
 from .._hooks import HookSite, ModuleHooks
@@ -467,8 +471,11 @@ class _Walker:
         if node is None:
             if not isinstance(expr, MemberExpr) or expr.fullname:
                 return False
-            owner = class_of(self._checker.lookup_type_or_none(expr.expr))
-            return owner is None or is_library(owner.module_name, self._checker.modules)
+            owners = receiver_classes(self._checker.lookup_type_or_none(expr.expr))
+            return all(
+                owner is None or is_library(owner.module_name, self._checker.modules)
+                for owner in owners
+            )
         if not isinstance(node, TypeInfo | FuncDef | Decorator | OverloadedFuncDef):
             return False
         known = self._library_definitions.get(id(node))
@@ -508,10 +515,11 @@ class _Walker:
         return found
 
     def _library_class(self, typ: Type) -> bool:
-        """Whether the values of ``typ`` have no class, or a library's (whose code
+        """Whether the values of ``typ`` are only of library classes (whose code
         :meth:`_instance_code` does not follow: the same answer in every module)."""
-        info = class_of(typ)
-        return info is None or is_library(info.module_name, self._checker.modules)
+        return all(
+            is_library(info.module_name, self._checker.modules) for info in _value_classes(typ)[1]
+        )
 
     def _reference_key(self, expr: RefExpr, typ: Type | None) -> tuple[object, ...] | None:
         """What decides the value checks of a reference to library code: the named
@@ -610,10 +618,11 @@ class _Walker:
         self, expr: RefExpr, typ: Type | None, hook_span: tuple[int, int]
     ) -> _Finding | None:
         """A variable outside the hook: its provenance must be clean and known."""
-        var = _variable(expr, self._checker)
-        if var is None:
-            return None
-        return self._variable_binding(var, expr, typ, hook_span)
+        for var in _variables(expr, self._checker):
+            found = self._variable_binding(var, expr, typ, hook_span)
+            if found is not None:
+                return found
+        return None
 
     def _variable_binding(
         self, var: Var, expr: RefExpr | SuperExpr, typ: Type | None, hook_span: tuple[int, int]
@@ -648,10 +657,21 @@ class _Walker:
         return None
 
     def _code(self, expr: RefExpr, hook_span: tuple[int, int]) -> _Finding | None:
-        """A function or class the hook names: its code joins the hook's."""
+        """A function or class the hook names: its code joins the hook's (through a union,
+        the method of every member's class)."""
         target = definition(expr, self._checker)
-        if target is None:
-            return None
+        if target is not None:
+            return self._definition_code(target, expr, hook_span)
+        if isinstance(expr, MemberExpr) and expr.node is None:
+            for method in member_definitions(expr, self._checker):
+                found = self._definition_code(method, expr, hook_span)
+                if found is not None:
+                    return found
+        return None
+
+    def _definition_code(
+        self, target: Definition, expr: RefExpr, hook_span: tuple[int, int]
+    ) -> _Finding | None:
         if target.module != self._module:
             if is_library(target.module, self._checker.modules):
                 # What a ``def`` of this module may bind in its place (``except ImportError:``).
@@ -668,18 +688,22 @@ class _Walker:
     def _instance_code(self, typ: Type, line: int) -> _Finding | None:
         """A value of a class runs that class's code implicitly (``if obj:``, ``len(obj)``,
         ``obj[k]``, ``with obj:``, f-strings, ``==``, descriptors, ``__getattr__``...)."""
-        info = class_of(typ)
-        if info is None or info.fullname in self._site_classes:
-            return None
-        if info.module_name == self._module:
-            return self._class_code(info, info.name)
-        built = not isinstance(get_proper_type(typ), Instance)  # a class object: callable
-        if is_library(info.module_name, self._checker.modules) or self._pure_data(
-            info, built=built
-        ):
-            return None
-        text = UNVERIFIABLE_CODE.format(name=info.name, module=info.module_name)
-        return _Finding(HOOK_BOUNDARY, text, line)
+        built, infos = _value_classes(typ)
+        for info in infos:
+            if info.fullname in self._site_classes:
+                continue
+            if info.module_name == self._module:
+                found = self._class_code(info, info.name)
+                if found is not None:
+                    return found
+                continue
+            if is_library(info.module_name, self._checker.modules) or self._pure_data(
+                info, built=built
+            ):
+                continue
+            text = UNVERIFIABLE_CODE.format(name=info.name, module=info.module_name)
+            return _Finding(HOOK_BOUNDARY, text, line)
+        return None
 
     def _class_code(self, info: TypeInfo, name: str) -> _Finding | None:
         """Every method of the class, its bases of this module, its subclasses in this
@@ -1030,15 +1054,18 @@ def _is_any(typ: Type) -> bool:
     return isinstance(proper, AnyType) and proper.type_of_any not in _HARMLESS_ANY
 
 
-def _variable(expr: RefExpr, checker: TypeChecker) -> Var | None:
+def _variables(expr: RefExpr, checker: TypeChecker) -> list[Var]:
+    """The variable a reference reads: through a union, one per member's class."""
     if isinstance(expr.node, Var):
-        return expr.node
-    if isinstance(expr, MemberExpr):
-        owner = class_of(checker.lookup_type_or_none(expr.expr))
+        return [expr.node]
+    if not isinstance(expr, MemberExpr):
+        return []
+    found: list[Var] = []
+    for owner in receiver_classes(checker.lookup_type_or_none(expr.expr)):
         symbol = owner.get(expr.name) if owner is not None else None
         if symbol is not None and isinstance(symbol.node, Var):
-            return symbol.node
-    return None
+            found.append(symbol.node)
+    return found
 
 
 def _variable_module(var: Var, expr: RefExpr | SuperExpr, here: str) -> str:
@@ -1063,14 +1090,35 @@ def _function_module(func: FuncItem) -> str:
     return func.fullname.rpartition(".")[0] if isinstance(func, FuncDef) else ""
 
 
+def _value_classes(typ: Type) -> tuple[bool, list[TypeInfo]]:
+    """Whether ``typ`` is a class object, and the classes whose code a value of ``typ`` may
+    run implicitly: its own, a union's members', and those of the values it holds
+    (``print(items)`` runs each item's ``__repr__``, ``x in items`` its ``__eq__``)."""
+    if isinstance(get_proper_type(typ), Instance | UnionType | TupleType):
+        return False, list(dict.fromkeys(_classes_in(typ)))
+    info = class_of(typ)
+    return True, [info] if info is not None else []
+
+
 def _classes_in(typ: Type | None) -> list[TypeInfo]:
-    """The classes of the instances a value of ``typ`` may be (type arguments included)."""
-    proper = get_proper_type(typ)
-    if isinstance(proper, UnionType | TupleType):
-        return [info for item in proper.items for info in _classes_in(item)]
-    if isinstance(proper, Instance):
-        return [proper.type, *(info for arg in proper.args for info in _classes_in(arg))]
-    return []
+    """The classes of the instances a value of ``typ`` may be (type arguments included;
+    a recursive alias, such as pydantic's ``JsonValue``, is expanded once)."""
+    found: list[TypeInfo] = []
+    expanded: set[str] = set()
+    pending = [typ]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, TypeAliasType) and current.alias is not None:
+            if current.alias.fullname in expanded:
+                continue
+            expanded.add(current.alias.fullname)
+        proper = get_proper_type(current)
+        if isinstance(proper, UnionType | TupleType):
+            pending.extend(reversed(proper.items))
+        elif isinstance(proper, Instance):
+            found.append(proper.type)
+            pending.extend(reversed(proper.args))
+    return found
 
 
 @final
