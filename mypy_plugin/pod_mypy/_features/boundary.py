@@ -122,9 +122,20 @@ from .immutability import is_deeply_immutable
 __all__ = ["LibraryReferences", "ProjectSubclasses", "check_module", "missing_library_names"]
 
 _Span: TypeAlias = tuple[int, int, int, int]
-LibraryReferences: TypeAlias = dict[tuple[object, ...], frozenset[str]]
-"""References to library code whose value checks passed, for the whole build, with the
-modules each answer depended on (``_Walker._library_code``)."""
+
+
+@final
+class KnownReference(NamedTuple):
+    """A reference to library code whose value checks passed (``_Walker._library_code``)."""
+
+    depended: frozenset[str]
+    """The modules the answer depended on."""
+    targets: tuple[Definition, ...]
+    """The definitions it names."""
+
+
+LibraryReferences: TypeAlias = dict[tuple[object, ...], KnownReference]
+"""References to library code whose value checks passed, for the whole build."""
 
 _INSTALLER_OWNERS: Final = frozenset({"logging", "asyncio"})
 _REBUILDERS: Final = frozenset({"__init__", "__post_init__"})
@@ -250,6 +261,7 @@ class _Walker:
         self._quiet_classes: dict[TypeInfo, bool] = {}
         self._library_definitions: dict[int, bool] = {}
         self._references = references
+        self._in_library = is_library(self._module, checker.modules)
         self._subclasses = subclasses
         self._subclasses_fresh = False
         self._site_classes = {
@@ -471,7 +483,10 @@ class _Walker:
         if node is None:
             if not isinstance(expr, MemberExpr) or expr.fullname:
                 return False
-            owners = receiver_classes(self._checker.lookup_type_or_none(expr.expr))
+            receiver = self._checker.lookup_type_or_none(expr.expr)
+            if type(receiver) is Instance:
+                return is_library(receiver.type.module_name, self._checker.modules)
+            owners = receiver_classes(receiver)
             return all(
                 owner is None or is_library(owner.module_name, self._checker.modules)
                 for owner in owners
@@ -490,14 +505,15 @@ class _Walker:
     ) -> _Finding | None:
         """A reference to library code (``Continue``, ``call.tool_name``, ``re.compile``).
         _binding has nothing to say about it; _code may (a def bound in its place, what this
-        module gives it). Its value checks give the same answer wherever the same definition
-        is named with the same type: they run once a build (most hook modules name the same
-        few), and an answer brings the modules it depended on along."""
+        module gives it). Its value checks and the definitions it names are the same
+        wherever the same key (:meth:`_reference_key`) is named: they are found once a build
+        (most hook modules name the same few), and an answer brings the modules it depended
+        on along. What this module attaches to the definitions is followed each time."""
         key = self._reference_key(expr, typ)
         known = self._references.get(key) if key is not None else None
         if known is not None:
-            self._reach.touched |= known
-            return self._code(expr, hook_span)
+            self._reach.touched |= known.depended
+            return self._targets_code(known.targets, expr, hook_span)
         outer = self._reach.touched
         depended: set[str] = set()
         self._reach.touched = depended
@@ -506,12 +522,13 @@ class _Walker:
         finally:
             outer |= depended
             self._reach.touched = outer
-        found = found or self._code(expr, hook_span)
+        targets = self._targets(expr)
+        found = found or self._targets_code(targets, expr, hook_span)
         if found is not None or typ is None:
             return found
         found = self._instance_code(typ, expr.line)
         if found is None and key is not None and self._library_class(typ):
-            self._references[key] = frozenset(depended)
+            self._references[key] = KnownReference(frozenset(depended), targets)
         return found
 
     def _library_class(self, typ: Type) -> bool:
@@ -522,20 +539,24 @@ class _Walker:
         )
 
     def _reference_key(self, expr: RefExpr, typ: Type | None) -> tuple[object, ...] | None:
-        """What decides the value checks of a reference to library code: the named
-        definition (or the owner class and attribute name), the reference's names and its
-        type (types compare by value; an ``Any``'s kind does not, so a reference of type
-        ``Any`` has no key). A ``str.format`` template is part of the expression: a format
-        method has no key."""
-        if typ is None or isinstance(get_proper_type(typ), AnyType):
+        """What decides the value checks of a reference to library code and the definitions
+        it names: the named node (or the classes of the receiver and the attribute name),
+        the reference's names and its type (types compare by value; an ``Any``'s kind does
+        not, so a reference of type ``Any`` has no key), and a ``str.format`` template. In a
+        module of a library (llm-pod's own hook code) a definition may be of the module
+        itself: no key."""
+        if typ is None or isinstance(get_proper_type(typ), AnyType) or self._in_library:
             return None
         if isinstance(expr, NameExpr):
             return (id(expr.node), expr.fullname, typ)
         assert isinstance(expr, MemberExpr)
-        if expr.name in _FORMAT_NAMES:
+        template = expr.expr.value if isinstance(expr.expr, StrExpr) else None
+        if expr.name in _FORMAT_NAMES and template is None:
             return None
-        owner = class_of(self._type(expr.expr)) if expr.node is None else None
-        return (id(expr.node), id(owner), expr.fullname, expr.name, typ)
+        receivers: tuple[int, ...] = ()
+        if expr.node is None:
+            receivers = tuple(map(id, receiver_classes(self._type(expr.expr))))
+        return (id(expr.node), receivers, expr.fullname, expr.name, typ, template)
 
     def _quiet(self, typ: Instance) -> bool:
         """A value of a library class without type arguments that reaches no privileged
@@ -657,16 +678,26 @@ class _Walker:
         return None
 
     def _code(self, expr: RefExpr, hook_span: tuple[int, int]) -> _Finding | None:
-        """A function or class the hook names: its code joins the hook's (through a union,
-        the method of every member's class)."""
+        """A function or class the hook names: its code joins the hook's."""
+        return self._targets_code(self._targets(expr), expr, hook_span)
+
+    def _targets(self, expr: RefExpr) -> tuple[Definition, ...]:
+        """The function or class a reference names; through a union, the method of every
+        member's class."""
         target = definition(expr, self._checker)
         if target is not None:
-            return self._definition_code(target, expr, hook_span)
+            return (target,)
         if isinstance(expr, MemberExpr) and expr.node is None:
-            for method in member_definitions(expr, self._checker):
-                found = self._definition_code(method, expr, hook_span)
-                if found is not None:
-                    return found
+            return tuple(member_definitions(expr, self._checker))
+        return ()
+
+    def _targets_code(
+        self, targets: tuple[Definition, ...], expr: RefExpr, hook_span: tuple[int, int]
+    ) -> _Finding | None:
+        for target in targets:
+            found = self._definition_code(target, expr, hook_span)
+            if found is not None:
+                return found
         return None
 
     def _definition_code(
@@ -1094,9 +1125,12 @@ def _value_classes(typ: Type) -> tuple[bool, list[TypeInfo]]:
     """Whether ``typ`` is a class object, and the classes whose code a value of ``typ`` may
     run implicitly: its own, a union's members', and those of the values it holds
     (``print(items)`` runs each item's ``__repr__``, ``x in items`` its ``__eq__``)."""
-    if isinstance(get_proper_type(typ), Instance | UnionType | TupleType):
-        return False, list(dict.fromkeys(_classes_in(typ)))
-    info = class_of(typ)
+    proper = get_proper_type(typ)
+    if isinstance(proper, Instance) and not proper.args:
+        return False, [proper.type]
+    if isinstance(proper, Instance | UnionType | TupleType):
+        return False, list(dict.fromkeys(_classes_in(proper)))
+    info = class_of(proper)
     return True, [info] if info is not None else []
 
 
