@@ -128,6 +128,8 @@ _Span: TypeAlias = tuple[int, int, int, int]
 class KnownReference(NamedTuple):
     """A reference to library code whose value checks passed (``_Walker._library_code``)."""
 
+    typ: Type
+    """Its type (kept alive: the table is also keyed by the type's identity)."""
     depended: frozenset[str]
     """The modules the answer depended on."""
     targets: tuple[Definition, ...]
@@ -147,6 +149,10 @@ _NO_LINE: Final = re.compile(r" \(line \{line\}\)")
 _LITERALS: Final = frozenset({StrExpr, BytesExpr, IntExpr, FloatExpr, ComplexExpr, EllipsisExpr})
 _MODULE_TYPE: Final = "types.ModuleType"
 _FORMAT_NAMES: Final = frozenset({"format", "format_map"})
+_QUIET_MEMBERS: Final = frozenset({Instance, NoneType})
+_JUDGED_BY_WHAT_THEY_NAME: Final = frozenset({MemberExpr, CastExpr, SuperExpr})
+"""Expressions a quiet type does not clear: an attribute (a binding, a function, a class),
+a cast, ``super().x``. A name is judged by what it names unless it is the hook's own."""
 
 
 @final
@@ -258,10 +264,13 @@ class _Walker:
         """By class identity: a conditional redefinition has the same fullname."""
         self._closed_memo: dict[str, bool] = {}
         self._sealed_memo: dict[str, bool] = {}
-        self._quiet_classes: dict[TypeInfo, bool] = {}
+        self._quiet_types: dict[object, bool] = {}
+        """Answers of :meth:`_quiet`, by class or (with type arguments, a union) by type."""
         self._library_definitions: dict[int, bool] = {}
         self._references = references
         self._in_library = is_library(self._module, checker.modules)
+        self._applied: set[int] = set()
+        """The known references whose modules this module's dependencies include."""
         self._subclasses = subclasses
         self._subclasses_fresh = False
         self._site_classes = {
@@ -417,26 +426,30 @@ class _Walker:
     # -- one expression -------------------------------------------------------------------
 
     def _finding(self, expr: Expression, hook_span: tuple[int, int]) -> _Finding | None:
-        if type(expr) in _LITERALS:
+        kind = type(expr)
+        if kind in _LITERALS:
             return None
-        patched = self.provenance.patched.get(id(expr))
-        if patched is not None:
-            return _Finding(HOOK_ESCAPE, ESCAPE.format(what=patched), expr.line)
-        if isinstance(expr, NameExpr) and expr.is_inferred_def:
-            return None  # ``x = value``: x has the type of value, which is checked itself
-        typ = self._type(expr)
-        if (
-            type(typ) is Instance
-            and not typ.args
-            and self._quiet(typ)
-            and self._runs_library_code_only(expr, hook_span)
-        ):
-            return None  # the common case, decided without the checks below
-        if _is_local(expr, hook_span):
-            # The hook's own variable: what flows into it is checked where it flows in;
-            # only a declared type (``kept: Worker | None = None``) is new here.
-            text = self._reaches(typ) if typ is not None else None
-            return _Finding(HOOK_BOUNDARY, text, expr.line) if text is not None else None
+        patched = self.provenance.patched
+        if patched and id(expr) in patched:
+            return _Finding(HOOK_ESCAPE, ESCAPE.format(what=patched[id(expr)]), expr.line)
+        if kind is NameExpr:
+            assert isinstance(expr, NameExpr)
+            if expr.is_inferred_def:
+                return None  # ``x = value``: x has the type of value, which is checked itself
+            typ = self._type(expr)
+            if _is_local(expr, hook_span):
+                # The hook's own variable: what flows into it is checked where it flows in;
+                # only a declared type (``kept: Worker | None = None``) is new here.
+                text = self._reaches(typ) if typ is not None else None
+                return _Finding(HOOK_BOUNDARY, text, expr.line) if text is not None else None
+        else:
+            typ = self._checker.lookup_type_or_none(expr)
+            if (
+                (type(typ) is Instance or type(typ) is UnionType)
+                and kind not in _JUDGED_BY_WHAT_THEY_NAME
+                and self._quiet(typ)
+            ):
+                return None  # the common case, decided without the checks below
         if isinstance(expr, RefExpr) and self._names_library_code(expr):
             return self._library_code(expr, typ, hook_span)
         found = self._value_finding(expr, typ, instance_code=False)
@@ -509,10 +522,19 @@ class _Walker:
         wherever the same key (:meth:`_reference_key`) is named: they are found once a build
         (most hook modules name the same few), and an answer brings the modules it depended
         on along. What this module attaches to the definitions is followed each time."""
-        key = self._reference_key(expr, typ)
-        known = self._references.get(key) if key is not None else None
+        parts = self._reference_parts(expr, typ)
+        known = None
+        if parts is not None:
+            # The same type object is shared by most references to a definition (a class's
+            # constructor, an attribute's declared type): look it up by identity first
+            # (the table keeps it alive), then by value.
+            known = self._references.get((id(typ), *parts))
+            if known is None or known.typ is not typ:
+                known = self._references.get((typ, *parts))
         if known is not None:
-            self._reach.touched |= known.depended
+            if id(known) not in self._applied:
+                self._applied.add(id(known))
+                self._reach.touched |= known.depended
             return self._targets_code(known.targets, expr, hook_span)
         outer = self._reach.touched
         depended: set[str] = set()
@@ -527,8 +549,9 @@ class _Walker:
         if found is not None or typ is None:
             return found
         found = self._instance_code(typ, expr.line)
-        if found is None and key is not None and self._library_class(typ):
-            self._references[key] = KnownReference(frozenset(depended), targets)
+        if found is None and parts is not None and self._library_class(typ):
+            known = KnownReference(typ, frozenset(depended), targets)
+            self._references[(id(typ), *parts)] = self._references[(typ, *parts)] = known
         return found
 
     def _library_class(self, typ: Type) -> bool:
@@ -538,17 +561,17 @@ class _Walker:
             is_library(info.module_name, self._checker.modules) for info in _value_classes(typ)[1]
         )
 
-    def _reference_key(self, expr: RefExpr, typ: Type | None) -> tuple[object, ...] | None:
-        """What decides the value checks of a reference to library code and the definitions
-        it names: the named node (or the classes of the receiver and the attribute name),
-        the reference's names and its type (types compare by value; an ``Any``'s kind does
-        not, so a reference of type ``Any`` has no key), and a ``str.format`` template. In a
-        module of a library (llm-pod's own hook code) a definition may be of the module
+    def _reference_parts(self, expr: RefExpr, typ: Type | None) -> tuple[object, ...] | None:
+        """What decides, with its type, the value checks of a reference to library code and
+        the definitions it names: the named node (or the classes of the receiver and the
+        attribute name), the reference's names and a ``str.format`` template. Types compare
+        by value, but an ``Any``'s kind does not: a reference of type ``Any`` has no key. In
+        a module of a library (llm-pod's own hook code) a definition may be of the module
         itself: no key."""
         if typ is None or isinstance(get_proper_type(typ), AnyType) or self._in_library:
             return None
         if isinstance(expr, NameExpr):
-            return (id(expr.node), expr.fullname, typ)
+            return (id(expr.node), expr.fullname)
         assert isinstance(expr, MemberExpr)
         template = expr.expr.value if isinstance(expr.expr, StrExpr) else None
         if expr.name in _FORMAT_NAMES and template is None:
@@ -556,30 +579,30 @@ class _Walker:
         receivers: tuple[int, ...] = ()
         if expr.node is None:
             receivers = tuple(map(id, receiver_classes(self._type(expr.expr))))
-        return (id(expr.node), receivers, expr.fullname, expr.name, typ, template)
+        return (id(expr.node), receivers, expr.fullname, expr.name, template)
 
-    def _quiet(self, typ: Instance) -> bool:
-        """A value of a library class without type arguments that reaches no privileged
-        class and is no escape hatch: every check below passes it (memoised per class)."""
-        info = typ.type
-        quiet = self._quiet_classes.get(info)
+    def _quiet(self, typ: Instance | UnionType) -> bool:
+        """A value of library classes only (its own, a union's members', its type
+        arguments'), none of them a module or an escape hatch, that reaches no privileged
+        class: every check below passes it (memoised per class, or per type when it has
+        type arguments or members). A union member that is not an instance (a callable,
+        ``Any``...) is not quiet."""
+        key: object = typ.type if type(typ) is Instance and not typ.args else typ
+        quiet = self._quiet_types.get(key)
         if quiet is None:
+            items = typ.items if isinstance(typ, UnionType) else [typ]
             quiet = (
-                is_library(info.module_name, self._checker.modules)
-                and info.fullname != _MODULE_TYPE
-                and escaping_class(info) is None
+                all(type(get_proper_type(item)) in _QUIET_MEMBERS for item in items)
+                and all(
+                    is_library(info.module_name, self._checker.modules)
+                    and info.fullname != _MODULE_TYPE
+                    and escaping_class(info) is None
+                    for info in _classes_in(typ)
+                )
                 and self._reach.path(typ) is None
             )
-            self._quiet_classes[info] = quiet
+            self._quiet_types[key] = quiet
         return quiet
-
-    def _runs_library_code_only(self, expr: Expression, hook_span: tuple[int, int]) -> bool:
-        """For an expression of a quiet type: whether it is not a cast, not ``super()`` and
-        not a reference the checks below judge by what it names (a binding, a function, a
-        class, a name of the standard library); the hook's own variables are not."""
-        if isinstance(expr, NameExpr):
-            return _is_local(expr, hook_span)
-        return not isinstance(expr, MemberExpr | CastExpr | SuperExpr)  # super().x: _super
 
     def _super(self, expr: SuperExpr, hook_span: tuple[int, int]) -> _Finding | None:
         """``super().name``: whatever it may run or hold, in any class that may be ``self``."""
