@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Final, NamedTuple, TypeAlias, final
+from typing import Final, NamedTuple, TypeAlias, cast, final
 
 from mypy.checker import TypeChecker
 from mypy.errorcodes import ErrorCode
@@ -1097,9 +1097,10 @@ def _module_value(expr: Expression, typ: Type | None) -> str | None:
     return "a module object held in a value"
 
 
-def _is_local(expr: Expression, span: tuple[int, int]) -> bool:
-    if not isinstance(expr, NameExpr) or expr.kind != LDEF or not isinstance(expr.node, Var):
+def _is_local(expr: NameExpr, span: tuple[int, int]) -> bool:
+    if expr.kind != LDEF or type(expr.node) is not Var:
         return False
+    assert isinstance(expr.node, Var)
     return span[0] <= expr.node.line <= span[1]
 
 
@@ -1165,16 +1166,19 @@ def _classes_in(typ: Type | None) -> list[TypeInfo]:
     pending = [typ]
     while pending:
         current = pending.pop()
-        if isinstance(current, TypeAliasType) and current.alias is not None:
-            if current.alias.fullname in expanded:
+        if type(current) is TypeAliasType:
+            alias = current.alias
+            if alias is None or alias.fullname in expanded:
                 continue
-            expanded.add(current.alias.fullname)
-        proper = get_proper_type(current)
-        if isinstance(proper, UnionType | TupleType):
-            pending.extend(reversed(proper.items))
-        elif isinstance(proper, Instance):
-            found.append(proper.type)
-            pending.extend(reversed(proper.args))
+            expanded.add(alias.fullname)
+            current = get_proper_type(current)
+        kind = type(current)  # mypy's type classes have no subclasses
+        if kind is Instance:
+            instance = cast(Instance, current)
+            found.append(instance.type)
+            pending.extend(reversed(instance.args))
+        elif kind is UnionType or kind is TupleType:
+            pending.extend(reversed(cast(UnionType | TupleType, current).items))
     return found
 
 
