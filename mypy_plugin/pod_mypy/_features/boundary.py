@@ -119,7 +119,7 @@ from .escapes import HARMLESS_ANY as _HARMLESS_ANY
 from .escapes import escape, escaping_class
 from .immutability import is_deeply_immutable
 
-__all__ = ["LibraryReferences", "ProjectSubclasses", "check_module", "missing_library_names"]
+__all__ = ["LibraryAnswers", "ProjectSubclasses", "check_module", "missing_library_names"]
 
 _Span: TypeAlias = tuple[int, int, int, int]
 
@@ -136,8 +136,18 @@ class KnownReference(NamedTuple):
     """The definitions it names."""
 
 
-LibraryReferences: TypeAlias = dict[tuple[object, ...], KnownReference]
-"""References to library code whose value checks passed, for the whole build."""
+@final
+class LibraryAnswers:
+    """Answers about library code that are the same in every module of a build, each with
+    the modules it depended on (a module that uses one depends on them too)."""
+
+    def __init__(self) -> None:
+        self.references: dict[tuple[object, ...], KnownReference] = {}
+        """References to library code whose value checks passed (``_Walker._library_code``),
+        by the type's identity and by its value."""
+        self.quiet: dict[object, tuple[bool, frozenset[str]]] = {}
+        """Answers of ``_Walker._quiet``, by class or (with type arguments, a union) by type."""
+
 
 _INSTALLER_OWNERS: Final = frozenset({"logging", "asyncio"})
 _REBUILDERS: Final = frozenset({"__init__", "__post_init__"})
@@ -183,7 +193,7 @@ def check_module(
     hooks: ModuleHooks,
     reach: Reach,
     subclasses: ProjectSubclasses,
-    references: LibraryReferences,
+    library: LibraryAnswers,
     expressions: ModuleExpressions,
 ) -> set[str]:
     """Report problems in the hook code of one checked module.
@@ -213,7 +223,7 @@ def check_module(
         checker,
         reach=reach,
         subclasses=subclasses,
-        references=references,
+        library=library,
         sites=hooks.sites.values(),
         expressions=expressions,
     )
@@ -252,7 +262,7 @@ class _Walker:
         *,
         reach: Reach,
         subclasses: ProjectSubclasses,
-        references: LibraryReferences,
+        library: LibraryAnswers,
         sites: Iterable[HookSite],
         expressions: ModuleExpressions,
     ) -> None:
@@ -264,13 +274,12 @@ class _Walker:
         """By class identity: a conditional redefinition has the same fullname."""
         self._closed_memo: dict[str, bool] = {}
         self._sealed_memo: dict[str, bool] = {}
-        self._quiet_types: dict[object, bool] = {}
-        """Answers of :meth:`_quiet`, by class or (with type arguments, a union) by type."""
         self._library_definitions: dict[int, bool] = {}
-        self._references = references
+        self._references = library.references
+        self._quiet_types = library.quiet
         self._in_library = is_library(self._module, checker.modules)
         self._applied: set[int] = set()
-        """The known references whose modules this module's dependencies include."""
+        """The library answers whose modules this module's dependencies include."""
         self._subclasses = subclasses
         self._subclasses_fresh = False
         self._site_classes = {
@@ -584,25 +593,36 @@ class _Walker:
     def _quiet(self, typ: Instance | UnionType) -> bool:
         """A value of library classes only (its own, a union's members', its type
         arguments'), none of them a module or an escape hatch, that reaches no privileged
-        class: every check below passes it (memoised per class, or per type when it has
-        type arguments or members). A union member that is not an instance (a callable,
-        ``Any``...) is not quiet."""
+        class: every check below passes it. A union member that is not an instance (a
+        callable, ``Any``...) is not quiet. The answer is the same in every module (one per
+        class, or per type with type arguments or members, for the whole build)."""
         key: object = typ.type if type(typ) is Instance and not typ.args else typ
-        quiet = self._quiet_types.get(key)
-        if quiet is None:
-            items = typ.items if isinstance(typ, UnionType) else [typ]
-            quiet = (
-                all(type(get_proper_type(item)) in _QUIET_MEMBERS for item in items)
-                and all(
-                    is_library(info.module_name, self._checker.modules)
-                    and info.fullname != _MODULE_TYPE
-                    and escaping_class(info) is None
-                    for info in _classes_in(typ)
+        known = self._quiet_types.get(key)
+        if known is None:
+            outer = self._reach.touched
+            depended: set[str] = set()
+            self._reach.touched = depended
+            try:
+                items = typ.items if isinstance(typ, UnionType) else [typ]
+                quiet = (
+                    all(type(get_proper_type(item)) in _QUIET_MEMBERS for item in items)
+                    and all(
+                        is_library(info.module_name, self._checker.modules)
+                        and info.fullname != _MODULE_TYPE
+                        and escaping_class(info) is None
+                        for info in _classes_in(typ)
+                    )
+                    and self._reach.path(typ) is None
                 )
-                and self._reach.path(typ) is None
-            )
-            self._quiet_types[key] = quiet
-        return quiet
+            finally:
+                outer |= depended
+                self._reach.touched = outer
+            known = self._quiet_types[key] = (quiet, frozenset(depended))
+            self._applied.add(id(known))
+        elif id(known) not in self._applied:
+            self._applied.add(id(known))
+            self._reach.touched |= known[1]
+        return known[0]
 
     def _super(self, expr: SuperExpr, hook_span: tuple[int, int]) -> _Finding | None:
         """``super().name``: whatever it may run or hold, in any class that may be ``self``."""
