@@ -314,8 +314,8 @@ def _check_signature(
                 actual=format_type(parameter, options),
             )
             hooks.defer(message, context, HOOK_SIGNATURE)
-        result = _awaited(signature.ret_type)
-        if _admits_any(result):
+        result, expanded = _awaited(signature.ret_type)
+        if _admits_any(expanded):
             message = SIGNATURE_OUTPUT.format(
                 hook=name,
                 actual=format_type(result, options),
@@ -331,15 +331,16 @@ def _first_parameter(signature: CallableType) -> Type | None:
     return None
 
 
-def _awaited(typ: Type) -> Type:
+def _awaited(typ: Type) -> tuple[Type, ProperType]:
+    """The result a hook's return type stands for (an awaitable's awaited type), as written
+    and expanded (an alias is expanded once: each expansion copies its target)."""
     proper = get_proper_type(typ)
     if isinstance(proper, Instance) and proper.type.fullname in _AWAITABLES and proper.args:
-        return proper.args[-1]
-    return typ
+        return proper.args[-1], get_proper_type(proper.args[-1])
+    return typ, proper
 
 
-def _admits_any(typ: Type) -> bool:
-    proper = get_proper_type(typ)
+def _admits_any(proper: ProperType) -> bool:
     if isinstance(proper, UnionType):
         return any(isinstance(get_proper_type(item), AnyType) for item in proper.items)
     return isinstance(proper, AnyType)
