@@ -449,7 +449,11 @@ class _Walker:
             if _is_local(expr, hook_span):
                 # The hook's own variable: what flows into it is checked where it flows in;
                 # only a declared type (``kept: Worker | None = None``) is new here.
-                text = self._reaches(typ) if typ is not None else None
+                if typ is None or (
+                    (type(typ) is Instance or type(typ) is UnionType) and self._quiet(typ)
+                ):
+                    return None
+                text = self._reaches(typ)
                 return _Finding(HOOK_BOUNDARY, text, expr.line) if text is not None else None
         else:
             typ = self._checker.lookup_type_or_none(expr)
@@ -587,7 +591,11 @@ class _Walker:
             return None
         receivers: tuple[int, ...] = ()
         if expr.node is None:
-            receivers = tuple(map(id, receiver_classes(self._type(expr.expr))))
+            receiver = self._checker.lookup_type_or_none(expr.expr)
+            if type(receiver) is Instance:
+                receivers = (id(receiver.type),)
+            else:
+                receivers = tuple(map(id, receiver_classes(receiver)))
         return (id(expr.node), receivers, expr.fullname, expr.name, template)
 
     def _quiet(self, typ: Instance | UnionType) -> bool:
