@@ -46,6 +46,7 @@ from mypy.types import (
     Overloaded,
     ProperType,
     Type,
+    TypeAliasType,
     UnionType,
     get_proper_type,
 )
@@ -333,11 +334,24 @@ def _first_parameter(signature: CallableType) -> Type | None:
 
 def _awaited(typ: Type) -> tuple[Type, ProperType]:
     """The result a hook's return type stands for (an awaitable's awaited type), as written
-    and expanded (an alias is expanded once: each expansion copies its target)."""
-    proper = get_proper_type(typ)
+    and expanded."""
+    proper = _expanded(typ)
     if isinstance(proper, Instance) and proper.type.fullname in _AWAITABLES and proper.args:
-        return proper.args[-1], get_proper_type(proper.args[-1])
+        return proper.args[-1], _expanded(proper.args[-1])
     return typ, proper
+
+
+def _expanded(typ: Type) -> ProperType:
+    """``get_proper_type`` without its copy of an alias's target when the alias has no type
+    parameters (``PreToolDecision``): such an alias stands for its target as it is."""
+    while (
+        isinstance(typ, TypeAliasType)
+        and typ.alias is not None
+        and not typ.alias.alias_tvars
+        and not typ.alias.no_args
+    ):
+        typ = typ.alias.target
+    return get_proper_type(typ)
 
 
 def _admits_any(proper: ProperType) -> bool:
