@@ -149,6 +149,15 @@ class LibraryAnswers:
         by the type's identity and by its value."""
         self.quiet: dict[object, tuple[bool, frozenset[str]]] = {}
         """Answers of ``_Walker._quiet``, by class or (with type arguments, a union) by type."""
+        self._immutable: dict[Type, bool] = {}
+
+    def immutable(self, typ: Type) -> bool:
+        """:func:`is_deeply_immutable`, once per type (by value) for the whole build: it reads
+        only the type and the classes' declarations."""
+        known = self._immutable.get(typ)
+        if known is None:
+            known = self._immutable[typ] = is_deeply_immutable(typ)
+        return known
 
 
 _INSTALLER_OWNERS: Final = frozenset({"logging", "asyncio"})
@@ -293,7 +302,7 @@ class _Walker:
             checker,
             expressions,
             reach.reaches_privileged,
-            is_deeply_immutable,
+            library.immutable,
         )
         self.findings = 0
         self.verdicts: dict[int, int] = {}
