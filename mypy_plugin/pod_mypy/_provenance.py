@@ -17,7 +17,7 @@ class (monkeypatching).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Final, NamedTuple, final
 
 from mypy.checker import TypeChecker
@@ -527,12 +527,12 @@ class Provenance:
             self.patched[id(target)] = f'assigning attribute "{target.name}" of a class'
 
     def _attach(
-        self, receiver: Expression, value: Expression, seen: set[Var] | None = None
+        self, receiver: Expression, values: list[Expression], seen: set[Var] | None = None
     ) -> None:
-        """Record ``value`` as code of the function an attribute chain starts from
+        """Record ``values`` as code of the function an attribute chain starts from
         (``f.register`` in ``@f.register(int)`` or ``f.register(int, impl)``). A chain that
         starts from a variable (``d = singledispatch(base)``, ``reg = f.register``) gives
-        ``value`` to the variable, and to whatever function the variable is bound from."""
+        each value to the variable, and to whatever function the variable is bound from."""
         root = receiver
         registers = False
         while isinstance(root, CallExpr | MemberExpr):
@@ -545,19 +545,21 @@ class Provenance:
             return
         owner = function_of(root.node)
         if owner is not None:
-            self._attached.setdefault(id(owner), []).append(value)
+            self._attached.setdefault(id(owner), []).extend(values)
             return
         var = root.node
-        if not isinstance(var, Var) or var in (seen := seen or set()):
-            return
-        if not registers and root is not receiver:
+        if not isinstance(var, Var) or (not registers and root is not receiver):
             return  # a method call on a variable: ``_call`` decides what it stores
-        seen.add(var)
-        bound = list(self._flows.get(var, ()))
-        if registers:
-            self._flows.setdefault(var, []).append(_Flow(value, receiver.line))
-        for flow in bound:
-            self._attach(flow.value, value, seen)
+        for value in values:
+            reached: set[Var] = set() if seen is None else seen
+            if var in reached:
+                continue
+            reached.add(var)
+            bound = list(self._flows.get(var, ()))
+            if registers:
+                self._flows.setdefault(var, []).append(_Flow(value, receiver.line))
+            for flow in bound:
+                self._attach(flow.value, [value], reached)
 
     def _walk(self, statements: Iterable[Statement]) -> None:
         pending: list[Node] = list(statements)
@@ -618,7 +620,7 @@ class Provenance:
         elif isinstance(node, Decorator):
             self.decorators[id(node.func)] = node
             for decorator in node.decorators:
-                self._attach(decorator, _reference(node.func))
+                self._attach(decorator, [_reference(node.func)])
             pending.append(node.func)
         elif isinstance(node, OverloadedFuncDef):
             pending.extend(node.items)
@@ -631,28 +633,31 @@ class Provenance:
     def _expressions(self, module: ModuleExpressions) -> None:
         """Walrus targets, calls that may store their arguments, and ways to store out of
         sight."""
-        expressions = module.all
-        hidden: list[tuple[Expression, str]] = []
-        for expr in expressions:
-            kind = _hides_a_store(expr)
-            if kind is not None:
-                hidden.append((expr, kind))
+        ordered: Sequence[Expression] = module.calls
+        if module.walruses:
+            # What a walrus binds is read by the calls after it (``_attach``): source order.
+            ordered = [expr for expr in module.all if type(expr) in _BINDING_EXPRESSIONS]
+        for expr in ordered:
             if isinstance(expr, AssignmentExpr):
                 self._add(expr.target, expr.value)
             elif isinstance(expr, CallExpr):
-                callee = expr.callee
-                self._setattr_call(expr)
-                if isinstance(callee, RefExpr) and callee.fullname in _RUNS_SOURCE:
-                    # It binds names (``exec("f = ...")``, a walrus in ``eval``) out of sight.
-                    what = f"calling {callee.fullname.removeprefix('builtins.')}()"
-                    self._setup_hazards.append((expr.line, what))
-                if isinstance(callee, MemberExpr):
-                    self._call(expr, callee)
-                if isinstance(callee, MemberExpr | CallExpr | NameExpr):
-                    for argument in expr.args:
-                        self._attach(callee, argument)
+                self._store_call(expr)
+        hidden = _hidden_stores(module)
         if hidden:
-            self._note_hidden_stores(expressions, hidden)
+            self._note_hidden_stores(module.all, hidden)
+
+    def _store_call(self, call: CallExpr) -> None:
+        """A call that may store its arguments, set an attribute or run source code."""
+        callee = call.callee
+        self._setattr_call(call)
+        if isinstance(callee, RefExpr) and callee.fullname in _RUNS_SOURCE:
+            # It binds names (``exec("f = ...")``, a walrus in ``eval``) out of sight.
+            what = f"calling {callee.fullname.removeprefix('builtins.')}()"
+            self._setup_hazards.append((call.line, what))
+        if isinstance(callee, MemberExpr):
+            self._call(call, callee)
+        if call.args and isinstance(callee, MemberExpr | CallExpr | NameExpr):
+            self._attach(callee, call.args)
 
     def _note_hidden_stores(
         self, expressions: list[Expression], hidden: list[tuple[Expression, str]]
@@ -797,6 +802,7 @@ _LEAVES: Final = frozenset(
 )
 """Statements that bind nothing and hold no block (their calls are read separately)."""
 _SETATTR: Final = "builtins.setattr"
+_BINDING_EXPRESSIONS: Final = frozenset({AssignmentExpr, CallExpr})
 _RUNS_SOURCE: Final = frozenset({"builtins.exec", "builtins.eval"})
 _NAMESPACE_CALLS: Final = frozenset({"builtins.vars", "builtins.globals", "builtins.locals"})
 _LOCAL_NAMESPACES: Final = frozenset({"builtins.vars", "builtins.locals"})
@@ -862,29 +868,24 @@ def _reference_to(node: SymbolNode | None, context: Context) -> NameExpr:
     return name
 
 
-def _hides_a_store(expr: Expression) -> str | None:
-    """A way to store an attribute (``setattr``, ``__setattr__``) or a namespace
-    (``X.__dict__``, ``vars(X)``, ``globals()``): only a direct call, an item or an alias is
-    tracked; passed anywhere else (``s = setattr``, ``partial(setattr, X)``,
-    ``operator.setitem(X.__dict__, ...)``) it would store out of sight."""
-    kind = type(expr)
-    if kind is MemberExpr:
-        assert isinstance(expr, MemberExpr)
-        name = expr.name
+def _hidden_stores(module: ModuleExpressions) -> list[tuple[Expression, str]]:
+    """The ways to store an attribute (``setattr``, ``__setattr__``) or a namespace
+    (``X.__dict__``, ``vars(X)``, ``globals()``) a module names: only a direct call, an item
+    or an alias is tracked; passed anywhere else (``s = setattr``, ``partial(setattr, X)``,
+    ``operator.setitem(X.__dict__, ...)``) one would store out of sight."""
+    found: list[tuple[Expression, str]] = []
+    for member in module.members:
+        name = member.name
         if name == "__dict__":
-            return "namespace"
-        if name == "__setattr__" or expr.fullname == _SETATTR:
-            return "setter"
-    elif kind is NameExpr:
-        assert isinstance(expr, NameExpr)
-        if expr.fullname == _SETATTR:
-            return "setter"
-    elif kind is CallExpr:
-        assert isinstance(expr, CallExpr)
-        callee = expr.callee
+            found.append((member, "namespace"))
+        elif name == "__setattr__" or member.fullname == _SETATTR:
+            found.append((member, "setter"))
+    found.extend((name, "setter") for name in module.names if name.fullname == _SETATTR)
+    for call in module.calls:
+        callee = call.callee
         if isinstance(callee, RefExpr) and callee.fullname in _NAMESPACE_CALLS:
-            return "namespace"
-    return None
+            found.append((call, "namespace"))
+    return found
 
 
 def _namespace_owner(expr: Expression) -> Expression | None:
