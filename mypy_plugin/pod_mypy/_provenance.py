@@ -194,6 +194,8 @@ class Provenance:
         self._sources: dict[Var, set[Var]] = {}
         self._parameters: set[Var] = set()
         self._function_spans: list[tuple[int, int]] = []
+        self._closed_vars: dict[Var, bool] = {}
+        self._library_modules: dict[str, bool] = {}
         self._source_cache: list[str] | None = None
         self._top_lines = {statement.line for statement in checker.tree.defs}
         self._walk(checker.tree.defs)
@@ -296,39 +298,41 @@ class Provenance:
     # -- the pass -------------------------------------------------------------------------
 
     def _add(self, target: Expression, value: Expression) -> None:
-        if isinstance(target, TupleExpr | ListExpr):
+        if type(target) is NameExpr:  # the usual case, first
+            if target.kind == GDEF and self._in_a_function(target.line):
+                # ``global X`` then ``X = ...`` in a function rebinds a module attribute.
+                self.patched[id(target)] = f'rebinding module variable "{target.name}"'
+                if _code_node(target) is not None:
+                    what = f'rebinding "{target.name}" in a function'
+                    self._setup_hazards.append((target.line, what))
+            var = target.node if isinstance(target.node, Var) else None
+        elif isinstance(target, TupleExpr | ListExpr):
             for item in target.items:
                 self._add(item, value)
             return
-        if isinstance(target, StarExpr):
+        elif isinstance(target, StarExpr):
             self._add(target.expr, value)
             return
-        base = target.base if isinstance(target, IndexExpr) else None
-        namespace = _namespace_owner(target.base) if isinstance(target, IndexExpr) else None
-        if isinstance(target, IndexExpr) and namespace is not None:
-            # ``X.__dict__["a"] = v``, ``vars(X)["a"] = v``, ``globals()["a"] = v``
-            self._set_attribute(namespace, target.index, value)
-            return
-        if isinstance(base, RefExpr) and base.fullname in PROCESS_WIDE_LISTS:
-            self._setup_hazards.append((target.line, f"changing {base.fullname}"))
-        if isinstance(target, MemberExpr):
-            self._note_patch(target)
-            self._note_replaced_code(target)
-        elif (
-            isinstance(target, NameExpr)
-            and target.kind == GDEF
-            and any(first <= target.line <= last for first, last in self._function_spans)
-        ):
-            # ``global X`` then ``X = ...`` in a function rebinds a module attribute.
-            self.patched[id(target)] = f'rebinding module variable "{target.name}"'
-            if _code_node(target) is not None:
-                what = f'rebinding "{target.name}" in a function'
-                self._setup_hazards.append((target.line, what))
-
-        var = root_binding(target, self._checker)
+        else:
+            if isinstance(target, IndexExpr):
+                base = target.base
+                namespace = _namespace_owner(base)
+                if namespace is not None:
+                    # ``X.__dict__["a"] = v``, ``vars(X)["a"] = v``, ``globals()["a"] = v``
+                    self._set_attribute(namespace, target.index, value)
+                    return
+                if isinstance(base, RefExpr) and base.fullname in PROCESS_WIDE_LISTS:
+                    self._setup_hazards.append((target.line, f"changing {base.fullname}"))
+            elif isinstance(target, MemberExpr):
+                self._note_patch(target)
+                self._note_replaced_code(target)
+            var = root_binding(target, self._checker)
         if var is not None:
             self._flows.setdefault(var, []).append(_Flow(value, value.line))
             self._note_alias(var, value)
+
+    def _in_a_function(self, line: int) -> bool:
+        return any(first <= line <= last for first, last in self._function_spans)
 
     def _note_alias(self, var: Var, value: Expression) -> None:
         """``M = L``, ``D = X.__dict__``, ``E = X.items[0]``: ``var`` is (part of) another
@@ -338,10 +342,8 @@ class Provenance:
             return
         if isinstance(value, CallExpr) and _namespace_owner(value) is None:
             return
-        if var.type is not None and self._immutable(var.type):
-            return
         alias = root_binding(value, self._checker)
-        if alias is not None and alias is not var:
+        if alias is not None and alias is not var and not self._closed_by_type(var):
             reference = NameExpr(var.name)
             reference.node = var
             self._flows.setdefault(alias, []).append(_Flow(reference, value.line))
@@ -541,14 +543,15 @@ class Provenance:
                 root = root.expr
             else:
                 root = root.callee
-        if not isinstance(root, NameExpr):
-            return
-        owner = function_of(root.node)
-        if owner is not None:
-            self._attached.setdefault(id(owner), []).extend(values)
+        if type(root) is not NameExpr:
             return
         var = root.node
-        if not isinstance(var, Var) or (not registers and root is not receiver):
+        if not isinstance(var, Var):
+            owner = function_of(var)
+            if owner is not None:
+                self._attached.setdefault(id(owner), []).extend(values)
+            return
+        if not registers and root is not receiver:
             return  # a method call on a variable: ``_call`` decides what it stores
         for value in values:
             reached: set[Var] = set() if seen is None else seen
@@ -562,43 +565,64 @@ class Provenance:
                 self._attach(flow.value, [value], reached)
 
     def _walk(self, statements: Iterable[Statement]) -> None:
+        # By exact class, most frequent first (mypy's statement classes have no subclasses).
         pending: list[Node] = list(statements)
         while pending:
             node = pending.pop()
             if type(node) in _LEAVES:
                 continue
-            if isinstance(node, AssignmentStmt):
+            if type(node) is AssignmentStmt:
                 for lvalue in node.lvalues:
                     self._add(lvalue, node.rvalue)
-            elif isinstance(node, OperatorAssignmentStmt):
-                self._add(node.lvalue, node.rvalue)
-            elif isinstance(node, ForStmt):
-                self._add(node.index, node.expr)
-                pending.append(node.body)
+            elif type(node) is Block:
+                if node.is_unreachable and node.body:
+                    self.hazards.append((node.body[0].line, "unreachable"))
+                pending.extend(node.body)
+            elif type(node) is IfStmt:
+                if any(_names_type_checking(e) for e in node.expr):
+                    self.hazards.append((node.line, "type_checking"))
+                    if node.else_body is not None and node.line in self._top_lines:
+                        self._setup_hazards.append((node.line, MODULE_HAZARD))
+                pending.extend(node.body)
                 if node.else_body is not None:
                     pending.append(node.else_body)
-            elif isinstance(node, WithStmt):
-                for value, target in zip(node.expr, node.target, strict=True):
-                    if target is not None:
-                        self._add(target, value)
-                pending.append(node.body)
+            elif type(node) is FuncDef:
+                self._function(node, pending)
+            elif type(node) is Decorator:
+                self.decorators[id(node.func)] = node
+                for decorator in node.decorators:
+                    self._attach(decorator, [_reference(node.func)])
+                pending.append(node.func)
+            elif type(node) is ClassDef:
+                self.classes.append(node.info)
+                pending.append(node.defs)
             else:
                 self._compound(node, pending)
 
+    def _function(self, node: FuncItem, pending: list[Node]) -> None:
+        self._function_spans.append((node.line, node.end_line or node.line))
+        for argument in node.arguments:
+            self._parameters.add(argument.variable)
+            if argument.initializer is not None:
+                self._flows.setdefault(argument.variable, []).append(
+                    _Flow(argument.initializer, argument.initializer.line)
+                )
+        pending.append(node.body)
+
     def _compound(self, node: Node, pending: list[Node]) -> None:
-        """Statements that hold blocks, definitions and classes."""
-        if isinstance(node, Block):
-            if node.is_unreachable and node.body:
-                self.hazards.append((node.body[0].line, "unreachable"))
-            pending.extend(node.body)
-        elif isinstance(node, IfStmt):
-            if any(_names_type_checking(e) for e in node.expr):
-                self.hazards.append((node.line, "type_checking"))
-                if node.else_body is not None and node.line in self._top_lines:
-                    self._setup_hazards.append((node.line, MODULE_HAZARD))
-            pending.extend(node.body)
+        """The less frequent statements that bind names or hold blocks."""
+        if isinstance(node, OperatorAssignmentStmt):
+            self._add(node.lvalue, node.rvalue)
+        elif isinstance(node, ForStmt):
+            self._add(node.index, node.expr)
+            pending.append(node.body)
             if node.else_body is not None:
                 pending.append(node.else_body)
+        elif isinstance(node, WithStmt):
+            for value, target in zip(node.expr, node.target, strict=True):
+                if target is not None:
+                    self._add(target, value)
+            pending.append(node.body)
         elif isinstance(node, WhileStmt):
             pending.append(node.body)
             if node.else_body is not None:
@@ -609,26 +633,11 @@ class Provenance:
         elif isinstance(node, MatchStmt):
             pending.extend(node.bodies)
         elif isinstance(node, FuncItem):
-            self._function_spans.append((node.line, node.end_line or node.line))
-            for argument in node.arguments:
-                self._parameters.add(argument.variable)
-                if argument.initializer is not None:
-                    self._flows.setdefault(argument.variable, []).append(
-                        _Flow(argument.initializer, argument.initializer.line)
-                    )
-            pending.append(node.body)
-        elif isinstance(node, Decorator):
-            self.decorators[id(node.func)] = node
-            for decorator in node.decorators:
-                self._attach(decorator, [_reference(node.func)])
-            pending.append(node.func)
+            self._function(node, pending)
         elif isinstance(node, OverloadedFuncDef):
             pending.extend(node.items)
             if node.impl is not None:
                 pending.append(node.impl)
-        elif isinstance(node, ClassDef):
-            self.classes.append(node.info)
-            pending.append(node.defs)
 
     def _expressions(self, module: ModuleExpressions) -> None:
         """Walrus targets, calls that may store their arguments, and ways to store out of
@@ -649,15 +658,22 @@ class Provenance:
     def _store_call(self, call: CallExpr) -> None:
         """A call that may store its arguments, set an attribute or run source code."""
         callee = call.callee
-        self._setattr_call(call)
-        if isinstance(callee, RefExpr) and callee.fullname in _RUNS_SOURCE:
-            # It binds names (``exec("f = ...")``, a walrus in ``eval``) out of sight.
-            what = f"calling {callee.fullname.removeprefix('builtins.')}()"
-            self._setup_hazards.append((call.line, what))
-        if isinstance(callee, MemberExpr):
-            self._call(call, callee)
-        if call.args and isinstance(callee, MemberExpr | CallExpr | NameExpr):
-            self._attach(callee, call.args)
+        if type(callee) is NameExpr or type(callee) is MemberExpr:
+            if callee.fullname in _RUNS_SOURCE:
+                # It binds names (``exec("f = ...")``, a walrus in ``eval``) out of sight.
+                what = f"calling {callee.fullname.removeprefix('builtins.')}()"
+                self._setup_hazards.append((call.line, what))
+            elif callee.fullname == _SETATTR or callee.name == "__setattr__":
+                self._setattr_call(call)
+            if type(callee) is MemberExpr:
+                self._call(call, callee)
+            if call.args:
+                self._attach(callee, call.args)
+        elif type(callee) is CallExpr:
+            if call.args:
+                self._attach(callee, call.args)
+        elif isinstance(callee, SuperExpr):
+            self._setattr_call(call)
 
     def _note_hidden_stores(
         self, expressions: list[Expression], hidden: list[tuple[Expression, str]]
@@ -712,7 +728,7 @@ class Provenance:
         stores = callee.name in _STORING_METHODS
         if not stores and isinstance(receiver, Instance):
             # A method of a user class may keep what it is given.
-            stores = not _is_library(receiver.type.module_name, self._checker)
+            stores = not self._is_library(receiver.type.module_name)
         if not stores:
             return
         var = root_binding(callee.expr, self._checker)
@@ -754,7 +770,16 @@ class Provenance:
         self._settled.update(order)
 
     def _closed_by_type(self, var: Var) -> bool:
-        return var.type is not None and self._immutable(var.type)
+        closed = self._closed_vars.get(var)
+        if closed is None:
+            closed = self._closed_vars[var] = var.type is not None and self._immutable(var.type)
+        return closed
+
+    def _is_library(self, module: str) -> bool:
+        library = self._library_modules.get(module)
+        if library is None:
+            library = self._library_modules[module] = is_library(module, self._checker.modules)
+        return library
 
     def _sources_of(self, var: Var) -> set[Var]:
         known = self._sources.get(var)
@@ -934,7 +959,3 @@ def _source_lines(tree: MypyFile) -> list[str]:
             return file.read().splitlines()
     except (OSError, UnicodeDecodeError):
         return []
-
-
-def _is_library(module: str, checker: TypeChecker) -> bool:
-    return is_library(module, checker.modules)
