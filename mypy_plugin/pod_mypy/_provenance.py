@@ -36,6 +36,7 @@ from mypy.nodes import (
     ForStmt,
     FuncDef,
     FuncItem,
+    GlobalDecl,
     IfStmt,
     Import,
     ImportAll,
@@ -194,7 +195,12 @@ class Provenance:
         self._sources: dict[Var, set[Var]] = {}
         self._parameters: set[Var] = set()
         self._function_spans: list[tuple[int, int]] = []
+        self._function_depth = 0
+        """How many functions the walk is in."""
+        self._walked = False
         self._closed_vars: dict[Var, bool] = {}
+        self._attached_code: dict[int, list[FuncItem | TypeInfo]] = {}
+        """Answers of :meth:`attached` (asked once per function the module's hooks call)."""
         self._library_modules: dict[str, bool] = {}
         self._source_cache: list[str] | None = None
         self._top_lines = {statement.line for statement in checker.tree.defs}
@@ -292,14 +298,18 @@ class Provenance:
         its scope (a conditional or redefined ``def``/``class``, an import it replaces or that
         replaces it, a function assigned to its name): mypy keeps one of them, the run any."""
         self._complete()
-        for value in self._attached.get(id(function), ()):
-            yield from _code_in(value)
+        key = id(function)
+        code = self._attached_code.get(key)
+        if code is None:
+            values = self._attached.get(key, ())
+            code = self._attached_code[key] = [c for value in values for c in _code_in(value)]
+        return code
 
     # -- the pass -------------------------------------------------------------------------
 
     def _add(self, target: Expression, value: Expression) -> None:
         if type(target) is NameExpr:  # the usual case, first
-            if target.kind == GDEF and self._in_a_function(target.line):
+            if target.kind == GDEF and self._in_a_function(target):
                 # ``global X`` then ``X = ...`` in a function rebinds a module attribute.
                 self.patched[id(target)] = f'rebinding module variable "{target.name}"'
                 if _code_node(target) is not None:
@@ -331,16 +341,22 @@ class Provenance:
             self._flows.setdefault(var, []).append(_Flow(value, value.line))
             self._note_alias(var, value)
 
-    def _in_a_function(self, line: int) -> bool:
-        return any(first <= line <= last for first, last in self._function_spans)
+    def _in_a_function(self, target: NameExpr) -> bool:
+        if not self._walked:
+            return self._function_depth > 0  # during the walk: known exactly
+        return any(first <= target.line <= last for first, last in self._function_spans)
 
     def _note_alias(self, var: Var, value: Expression) -> None:
         """``M = L``, ``D = X.__dict__``, ``E = X.items[0]``: ``var`` is (part of) another
         binding's mutable value, so what is stored through ``var`` is stored there too."""
         self._passed.add(id(value))
-        if not isinstance(value, NameExpr | MemberExpr | IndexExpr | CallExpr):
+        if type(value) not in _ALIASING:
             return
-        if isinstance(value, CallExpr) and _namespace_owner(value) is None:
+        if isinstance(value, CallExpr) and (
+            not isinstance(value.callee, RefExpr)
+            or value.callee.fullname not in _NAMESPACE_CALLS
+            or _namespace_owner(value) is None
+        ):
             return
         alias = root_binding(value, self._checker)
         if alias is not None and alias is not var and not self._closed_by_type(var):
@@ -424,11 +440,11 @@ class Provenance:
     def _note_rebindings(self, statements: list[Statement]) -> None:
         """Attach to each function and class bound to a name of one scope (the module, a
         class body) every other binding of that name there."""
+        first: dict[str, tuple[Node, NameExpr | None]] = {}
         bound: dict[str, list[tuple[Node, NameExpr | None]]] = {}
-        self._bindings(statements, bound)
-        for name, raw in bound.items():
-            if len(raw) < 2:
-                continue  # the usual case: nothing more to read
+        self._bindings(statements, first, bound)
+        for name in [name for name in first if name in bound] if bound else ():
+            raw = bound[name]
             bindings = [self._binding(name, node, lvalue) for node, lvalue in raw]
             owners = [b.code for b in bindings if b.code is not None]
             if not owners:
@@ -447,38 +463,58 @@ class Provenance:
                     )
 
     def _bindings(
-        self, statements: Iterable[Node], bound: dict[str, list[tuple[Node, NameExpr | None]]]
+        self,
+        statements: Iterable[Node],
+        first: dict[str, tuple[Node, NameExpr | None]],
+        again: dict[str, list[tuple[Node, NameExpr | None]]],
     ) -> None:
         """Every statement that binds a name in one scope (``def``, ``class``, ``import``,
-        ``name = value``), through ``if``/``try``/loops but not into functions or classes."""
+        ``name = value``), through ``if``/``try``/loops but not into functions or classes:
+        each name's first binding in ``first``; all of them, in order, in ``again`` for a
+        name bound more than once (the usual case is once: nothing more to read)."""
+
+        def bind(name: str, node: Node, lvalue: NameExpr | None = None) -> None:
+            if name not in first:
+                first[name] = (node, lvalue)
+            elif name in again:
+                again[name].append((node, lvalue))
+            else:
+                again[name] = [first[name], (node, lvalue)]
+
         for node in statements:
-            if isinstance(node, FuncDef | Decorator | OverloadedFuncDef | ClassDef):
-                bound.setdefault(node.name, []).append((node, None))
-            elif isinstance(node, AssignmentStmt):
+            kind = type(node)
+            if kind in _LEAVES:
+                if kind is ImportFrom:
+                    assert isinstance(node, ImportFrom)
+                    for name, alias in node.names:
+                        bind(alias or name, node)
+                elif kind is ImportAll:
+                    assert isinstance(node, ImportAll)
+                    module = self._imported_module(node)
+                    for name, symbol in module.names.items() if module is not None else ():
+                        if symbol.module_public and symbol.node is not None:
+                            bind(name, node)
+            elif kind is AssignmentStmt:
+                assert isinstance(node, AssignmentStmt)
                 for lvalue in node.lvalues:
                     if isinstance(lvalue, NameExpr):
-                        bound.setdefault(lvalue.name, []).append((node, lvalue))
-            elif isinstance(node, ImportFrom):
-                for name, alias in node.names:
-                    bound.setdefault(alias or name, []).append((node, None))
-            elif isinstance(node, ImportAll):
-                module = self._imported_module(node)
-                for name, symbol in module.names.items() if module is not None else ():
-                    if symbol.module_public and symbol.node is not None:
-                        bound.setdefault(name, []).append((node, None))
+                        bind(lvalue.name, node, lvalue)
+            elif kind in _DEFINITIONS:
+                assert isinstance(node, FuncDef | Decorator | OverloadedFuncDef | ClassDef)
+                bind(node.name, node)
             elif isinstance(node, IfStmt):
-                self._bindings([*node.body, *_optional(node.else_body)], bound)
+                self._bindings([*node.body, *_optional(node.else_body)], first, again)
             elif isinstance(node, TryStmt):
                 blocks = [node.body, *node.handlers, *_optional(node.else_body)]
-                self._bindings([*blocks, *_optional(node.finally_body)], bound)
+                self._bindings([*blocks, *_optional(node.finally_body)], first, again)
             elif isinstance(node, ForStmt | WhileStmt):
-                self._bindings([node.body, *_optional(node.else_body)], bound)
+                self._bindings([node.body, *_optional(node.else_body)], first, again)
             elif isinstance(node, WithStmt):
-                self._bindings([node.body], bound)
+                self._bindings([node.body], first, again)
             elif isinstance(node, MatchStmt):
-                self._bindings(node.bodies, bound)
+                self._bindings(node.bodies, first, again)
             elif isinstance(node, Block):
-                self._bindings(node.body, bound)
+                self._bindings(node.body, first, again)
 
     def _binding(self, name: str, node: Node, lvalue: NameExpr | None) -> _Binding:
         if isinstance(node, AssignmentStmt) and lvalue is not None:
@@ -596,10 +632,16 @@ class Provenance:
             elif type(node) is ClassDef:
                 self.classes.append(node.info)
                 pending.append(node.defs)
+            elif node is _FUNCTION_END:
+                self._function_depth -= 1
             else:
                 self._compound(node, pending)
+        self._walked = True
 
     def _function(self, node: FuncItem, pending: list[Node]) -> None:
+        # What is pushed after the marker is popped before it: the function's own statements.
+        self._function_depth += 1
+        pending.append(_FUNCTION_END)
         self._function_spans.append((node.line, node.end_line or node.line))
         for argument in node.arguments:
             self._parameters.add(argument.variable)
@@ -826,6 +868,11 @@ _LEAVES: Final = frozenset(
     {ExpressionStmt, ReturnStmt, PassStmt, RaiseStmt, AssertStmt, Import, ImportFrom, ImportAll}
 )
 """Statements that bind nothing and hold no block (their calls are read separately)."""
+_FUNCTION_END: Final = GlobalDecl([])
+"""Marks, on the walk's stack, where the statements of a function end."""
+_ALIASING: Final = frozenset({NameExpr, MemberExpr, IndexExpr, CallExpr})
+"""Expressions that may be (part of) another binding's value."""
+_DEFINITIONS: Final = frozenset({FuncDef, Decorator, OverloadedFuncDef, ClassDef})
 _SETATTR: Final = "builtins.setattr"
 _BINDING_EXPRESSIONS: Final = frozenset({AssignmentExpr, CallExpr})
 _RUNS_SOURCE: Final = frozenset({"builtins.exec", "builtins.eval"})
