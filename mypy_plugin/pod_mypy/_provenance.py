@@ -829,7 +829,7 @@ class Provenance:
             return known
         found: set[Var] = set()
         for flow in self._flows.get(var, ()):
-            for expr in (flow.value, *get_subexpressions(flow.value)):
+            for expr in _with_parts(flow.value):
                 if isinstance(expr, NameExpr | MemberExpr):
                     source = root_binding(expr, self._checker)
                     if source is not None and source is not var:
@@ -841,7 +841,7 @@ class Provenance:
         if self._closed_by_type(var):
             return None  # cannot carry a reference, whatever it was built from
         for flow in self._flows.get(var, ()):
-            for expr in (flow.value, *get_subexpressions(flow.value)):
+            for expr in _with_parts(flow.value):
                 typ = self._checker.lookup_type_or_none(expr)
                 if typ is not None and self._reaches(typ):
                     shown = self._text(flow.value)
@@ -893,7 +893,7 @@ def _reference(value: FuncDef | TypeInfo) -> NameExpr:
 
 def _code_in(value: Expression) -> Iterable[FuncItem | TypeInfo]:
     """The functions, lambdas and classes an expression names or holds."""
-    for expr in (value, *get_subexpressions(value)):
+    for expr in _with_parts(value):
         if isinstance(expr, LambdaExpr):
             yield expr
         elif isinstance(expr, RefExpr):
@@ -996,8 +996,15 @@ def _is_globals(expr: Expression) -> bool:
 def _names_type_checking(expr: Expression) -> bool:
     return any(
         isinstance(e, NameExpr | MemberExpr) and e.name in _TYPE_CHECKING_NAMES
-        for e in (expr, *get_subexpressions(expr))
+        for e in _with_parts(expr)
     )
+
+
+def _with_parts(expr: Expression) -> list[Expression]:
+    """``expr`` and every expression in it (once: mypy's list starts with ``expr`` itself
+    for nearly every kind)."""
+    parts = get_subexpressions(expr)
+    return parts if parts and parts[0] is expr else [expr, *parts]
 
 
 def _source_lines(tree: MypyFile) -> list[str]:
