@@ -31,6 +31,7 @@ from mypy.nodes import (
     ClassDef,
     Context,
     Decorator,
+    DictExpr,
     Expression,
     ExpressionStmt,
     ForStmt,
@@ -55,6 +56,7 @@ from mypy.nodes import (
     RaiseStmt,
     RefExpr,
     ReturnStmt,
+    SetExpr,
     StarExpr,
     Statement,
     StrExpr,
@@ -200,6 +202,9 @@ class Provenance:
         self._walked = False
         self._closed_vars: dict[Var, bool] = {}
         self._attached_code: dict[int, list[FuncItem | TypeInfo]] = {}
+        self._given: list[tuple[Var, list[Expression]]] = []
+        """Values given to a call through a variable, for the functions it may hold."""
+        self._callee_memo: dict[Var, set[FuncDef]] = {}
         """Answers of :meth:`attached` (asked once per function the module's hooks call)."""
         self._library_modules: dict[str, bool] = {}
         self._source_cache: list[str] | None = None
@@ -301,9 +306,36 @@ class Provenance:
         key = id(function)
         code = self._attached_code.get(key)
         if code is None:
-            values = self._attached.get(key, ())
+            values = list(self._attached.get(key, ()))
+            for var, given in self._given:
+                if function in self._called_through(var):
+                    values.extend(given)
             code = self._attached_code[key] = [c for value in values for c in _code_in(value)]
         return code
+
+    def _called_through(self, var: Var) -> set[FuncDef]:
+        """The functions a call through ``var`` may start from (``reg = f.register``,
+        ``HANDLERS = [f.register]``, ``H2 = reg``: ``f``), from every value bound to it."""
+        found = self._callee_memo.get(var)
+        if found is None:
+            found = self._callee_memo[var] = set()
+            seen = {var}
+            pending = [flow.value for flow in self._flows.get(var, ())]
+            while pending:
+                root, registers, method = _callee_root(pending.pop())
+                if isinstance(root, ListExpr | TupleExpr | SetExpr):
+                    pending.extend(root.items)
+                elif isinstance(root, DictExpr):
+                    pending.extend(value for _, value in root.items)
+                elif isinstance(root, NameExpr) and isinstance(root.node, Var):
+                    if (registers or not method) and root.node not in seen:
+                        seen.add(root.node)
+                        pending.extend(flow.value for flow in self._flows.get(root.node, ()))
+                elif isinstance(root, NameExpr):
+                    owner = function_of(root.node)
+                    if owner is not None:
+                        found.add(owner)
+        return found
 
     # -- the pass -------------------------------------------------------------------------
 
@@ -564,21 +596,14 @@ class Provenance:
         if typ is not None and not isinstance(typ, Instance) and class_of(typ) is not None:
             self.patched[id(target)] = f'assigning attribute "{target.name}" of a class'
 
-    def _attach(
-        self, receiver: Expression, values: list[Expression], seen: set[Var] | None = None
-    ) -> None:
-        """Record ``values`` as code of the function an attribute chain starts from
-        (``f.register`` in ``@f.register(int)`` or ``f.register(int, impl)``). A chain that
-        starts from a variable (``d = singledispatch(base)``, ``reg = f.register``) gives
-        each value to the variable, and to whatever function the variable is bound from."""
-        root = receiver
-        registers = False
-        while isinstance(root, CallExpr | MemberExpr):
-            if isinstance(root, MemberExpr):
-                registers = registers or root.name == "register"
-                root = root.expr
-            else:
-                root = root.callee
+    def _attach(self, receiver: Expression, values: list[Expression]) -> None:
+        """Record ``values`` as code of the function a callee starts from (``f.register`` in
+        ``@f.register(int)`` or ``f.register(int, impl)``: a ``functools.singledispatch``
+        function runs it). A callee that starts from a variable (``reg = f.register`` then
+        ``reg(int)(impl)``, ``HANDLERS[0](int, impl)``, ``d.register(int, impl)`` with
+        ``d = singledispatch(base)``) gives the values to the functions the variable's values
+        start from, decided when asked (:meth:`attached`): whatever binds it, before or after."""
+        root, registers, method = _callee_root(receiver)
         if type(root) is not NameExpr:
             return
         var = root.node
@@ -587,18 +612,12 @@ class Provenance:
             if owner is not None:
                 self._attached.setdefault(id(owner), []).extend(values)
             return
-        if not registers and root is not receiver:
+        if method and not registers:
             return  # a method call on a variable: ``_call`` decides what it stores
-        for value in values:
-            reached: set[Var] = set() if seen is None else seen
-            if var in reached:
-                continue
-            reached.add(var)
-            bound = list(self._flows.get(var, ()))
-            if registers:
-                self._flows.setdefault(var, []).append(_Flow(value, receiver.line))
-            for flow in bound:
-                self._attach(flow.value, [value], reached)
+        if registers:
+            flows = self._flows.setdefault(var, [])
+            flows.extend(_Flow(value, receiver.line) for value in values)
+        self._given.append((var, values))
 
     def _walk(self, statements: Iterable[Statement]) -> None:
         # By exact class, most frequent first (mypy's statement classes have no subclasses).
@@ -711,7 +730,7 @@ class Provenance:
                 self._call(call, callee)
             if call.args:
                 self._attach(callee, call.args)
-        elif type(callee) is CallExpr:
+        elif type(callee) is CallExpr or type(callee) is IndexExpr:
             if call.args:
                 self._attach(callee, call.args)
         elif isinstance(callee, SuperExpr):
@@ -868,6 +887,7 @@ _LEAVES: Final = frozenset(
     {ExpressionStmt, ReturnStmt, PassStmt, RaiseStmt, AssertStmt, Import, ImportFrom, ImportAll}
 )
 """Statements that bind nothing and hold no block (their calls are read separately)."""
+_PARTIALS: Final = frozenset({"functools.partial", "functools.partialmethod"})
 _FUNCTION_END: Final = GlobalDecl([])
 """Marks, on the walk's stack, where the statements of a function end."""
 _ALIASING: Final = frozenset({NameExpr, MemberExpr, IndexExpr, CallExpr})
@@ -998,6 +1018,39 @@ def _names_type_checking(expr: Expression) -> bool:
         isinstance(e, NameExpr | MemberExpr) and e.name in _TYPE_CHECKING_NAMES
         for e in _with_parts(expr)
     )
+
+
+def _callee_root(callee: Expression) -> tuple[Expression, bool, bool]:
+    """Where a callee's chain of attributes, calls and items starts (``f`` in
+    ``f.register(int)``, ``HANDLERS[0]``), whether it goes through an attribute named
+    ``register``, and whether through any attribute (a method of what it starts from)."""
+    root = callee
+    registers = method = False
+    while True:
+        if type(root) is MemberExpr:
+            registers = registers or root.name == "register"
+            method = True
+            root = root.expr
+        elif type(root) is CallExpr:
+            read = _read_attribute_of(root)
+            if read is not None:  # ``getattr(f, "register")``: an attribute, maybe that one
+                name = root.args[1] if len(root.args) > 1 else None
+                registers = registers or not isinstance(name, StrExpr) or name.value == "register"
+                method = True
+                root = read
+            elif _is_partial(root):
+                root = root.args[0]  # ``partial(f.register, int)`` calls ``f.register``
+            else:
+                root = root.callee
+        elif type(root) is IndexExpr:
+            root = root.base
+        else:
+            return root, registers, method
+
+
+def _is_partial(call: CallExpr) -> bool:
+    callee = call.callee
+    return bool(call.args) and isinstance(callee, RefExpr) and callee.fullname in _PARTIALS
 
 
 def _with_parts(expr: Expression) -> list[Expression]:
