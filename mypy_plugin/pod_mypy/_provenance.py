@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import Final, NamedTuple, final
+from operator import attrgetter
+from typing import Final, NamedTuple, cast, final
 
 from mypy.checker import TypeChecker
 from mypy.nodes import (
@@ -208,7 +209,12 @@ class Provenance:
         """Answers of :meth:`attached` (asked once per function the module's hooks call)."""
         self._library_modules: dict[str, bool] = {}
         self._source_cache: list[str] | None = None
-        self._top_lines = {statement.line for statement in checker.tree.defs}
+        self._top_lines: set[int] | None = None
+        # Most modules name neither anywhere: their ``if`` statements need no look.
+        self._mentions_type_checking = not (
+            _TYPE_CHECKING_NAMES.isdisjoint(map(_NAME, expressions.names))
+            and _TYPE_CHECKING_NAMES.isdisjoint(map(_NAME, expressions.members))
+        )
         self._walk(checker.tree.defs)
         for statements in (checker.tree.defs, *(info.defn.defs.body for info in self.classes)):
             self._note_rebindings(statements)
@@ -505,10 +511,8 @@ class Provenance:
         each name's first binding in ``first``; all of them, in order, in ``again`` for a
         name bound more than once (the usual case is once: nothing more to read)."""
 
-        def bind(name: str, node: Node, lvalue: NameExpr | None = None) -> None:
-            if name not in first:
-                first[name] = (node, lvalue)
-            elif name in again:
+        def bind_again(name: str, node: Node, lvalue: NameExpr | None = None) -> None:
+            if name in again:
                 again[name].append((node, lvalue))
             else:
                 again[name] = [first[name], (node, lvalue)]
@@ -519,21 +523,33 @@ class Provenance:
                 if kind is ImportFrom:
                     assert isinstance(node, ImportFrom)
                     for name, alias in node.names:
-                        bind(alias or name, node)
+                        if (alias or name) in first:
+                            bind_again(alias or name, node)
+                        else:
+                            first[alias or name] = (node, None)
                 elif kind is ImportAll:
                     assert isinstance(node, ImportAll)
                     module = self._imported_module(node)
                     for name, symbol in module.names.items() if module is not None else ():
                         if symbol.module_public and symbol.node is not None:
-                            bind(name, node)
+                            if name in first:
+                                bind_again(name, node)
+                            else:
+                                first[name] = (node, None)
             elif kind is AssignmentStmt:
                 assert isinstance(node, AssignmentStmt)
                 for lvalue in node.lvalues:
                     if isinstance(lvalue, NameExpr):
-                        bind(lvalue.name, node, lvalue)
+                        if lvalue.name in first:
+                            bind_again(lvalue.name, node, lvalue)
+                        else:
+                            first[lvalue.name] = (node, lvalue)
             elif kind in _DEFINITIONS:
-                assert isinstance(node, FuncDef | Decorator | OverloadedFuncDef | ClassDef)
-                bind(node.name, node)
+                name = cast(FuncDef | Decorator | OverloadedFuncDef | ClassDef, node).name
+                if name in first:
+                    bind_again(name, node)
+                else:
+                    first[name] = (node, None)
             elif isinstance(node, IfStmt):
                 self._bindings([*node.body, *_optional(node.else_body)], first, again)
             elif isinstance(node, TryStmt):
@@ -634,9 +650,9 @@ class Provenance:
                     self.hazards.append((node.body[0].line, "unreachable"))
                 pending.extend(node.body)
             elif type(node) is IfStmt:
-                if any(_names_type_checking(e) for e in node.expr):
+                if self._mentions_type_checking and any(_names_type_checking(e) for e in node.expr):
                     self.hazards.append((node.line, "type_checking"))
-                    if node.else_body is not None and node.line in self._top_lines:
+                    if node.else_body is not None and self._at_top(node):
                         self._setup_hazards.append((node.line, MODULE_HAZARD))
                 pending.extend(node.body)
                 if node.else_body is not None:
@@ -656,6 +672,11 @@ class Provenance:
             else:
                 self._compound(node, pending)
         self._walked = True
+
+    def _at_top(self, statement: Statement) -> bool:
+        if self._top_lines is None:
+            self._top_lines = {statement.line for statement in self._checker.tree.defs}
+        return statement.line in self._top_lines
 
     def _function(self, node: FuncItem, pending: list[Node]) -> None:
         # What is pushed after the marker is popped before it: the function's own statements.
@@ -887,6 +908,7 @@ _LEAVES: Final = frozenset(
     {ExpressionStmt, ReturnStmt, PassStmt, RaiseStmt, AssertStmt, Import, ImportFrom, ImportAll}
 )
 """Statements that bind nothing and hold no block (their calls are read separately)."""
+_NAME: Final = attrgetter("name")
 _PARTIALS: Final = frozenset({"functools.partial", "functools.partialmethod"})
 _FUNCTION_END: Final = GlobalDecl([])
 """Marks, on the walk's stack, where the statements of a function end."""
