@@ -749,6 +749,12 @@ class Provenance:
                 self._setattr_call(call)
             if type(callee) is MemberExpr:
                 self._call(call, callee)
+                base = callee.expr
+                named = type(base) is NameExpr and type(base.node) is Var
+                if named and callee.name != "register":
+                    return  # a method call on a variable: ``_call`` decided
+            elif type(callee.node) is TypeInfo:
+                return  # a class called by name: its code is followed where it is named
             if call.args:
                 self._attach(callee, call.args)
         elif type(callee) is CallExpr or type(callee) is IndexExpr:
@@ -806,15 +812,17 @@ class Provenance:
                 self._setup_hazards.append((callee.line, what))
 
     def _call(self, call: CallExpr, callee: MemberExpr) -> None:
-        receiver = get_proper_type(self._checker.lookup_type_or_none(callee.expr))
-        stores = callee.name in _STORING_METHODS
-        if not stores and isinstance(receiver, Instance):
-            # A method of a user class may keep what it is given.
-            stores = not self._is_library(receiver.type.module_name)
-        if not stores:
-            return
         var = root_binding(callee.expr, self._checker)
-        if var is not None:
+        if var is None:
+            return  # ``"...".format(...)`` (every f-string), a call's result...
+        stores = callee.name in _STORING_METHODS
+        if not stores:
+            receiver = get_proper_type(self._checker.lookup_type_or_none(callee.expr))
+            # A method of a user class may keep what it is given.
+            stores = isinstance(receiver, Instance) and not self._is_library(
+                receiver.type.module_name
+            )
+        if stores:
             flows = self._flows.setdefault(var, [])
             flows.extend(_Flow(argument, argument.line) for argument in call.args)
 
