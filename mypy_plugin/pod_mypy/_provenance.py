@@ -662,7 +662,9 @@ class Provenance:
             elif type(node) is Decorator:
                 self.decorators[id(node.func)] = node
                 for decorator in node.decorators:
-                    self._attach(decorator, [_reference(node.func)])
+                    callee = decorator.callee if type(decorator) is CallExpr else decorator
+                    if not _method_of_a_variable(callee):  # ``@registry.on(...)`` is one
+                        self._attach(decorator, [_reference(node.func)])
                 pending.append(node.func)
             elif type(node) is ClassDef:
                 self.classes.append(node.info)
@@ -749,10 +751,8 @@ class Provenance:
                 self._setattr_call(call)
             if type(callee) is MemberExpr:
                 self._call(call, callee)
-                base = callee.expr
-                named = type(base) is NameExpr and type(base.node) is Var
-                if named and callee.name != "register":
-                    return  # a method call on a variable: ``_call`` decided
+                if _method_of_a_variable(callee):
+                    return  # ``_call`` decided what it stores
             elif type(callee.node) is TypeInfo:
                 return  # a class called by name: its code is followed where it is named
             if call.args:
@@ -1076,6 +1076,14 @@ def _callee_root(callee: Expression) -> tuple[Expression, bool, bool]:
             root = root.base
         else:
             return root, registers, method
+
+
+def _method_of_a_variable(callee: Expression) -> bool:
+    """``x.method``: a callee :meth:`Provenance._attach` has nothing to record for."""
+    if type(callee) is not MemberExpr or callee.name == "register":
+        return False
+    base = callee.expr
+    return type(base) is NameExpr and type(base.node) is Var
 
 
 def _is_partial(call: CallExpr) -> bool:
