@@ -115,12 +115,6 @@ class Derivation(NamedTuple):
     """Where that expression is."""
 
 
-@final
-class _Flow(NamedTuple):
-    value: Expression
-    line: int
-
-
 def root_binding(expr: Expression, checker: TypeChecker) -> Var | None:
     """The variable an expression names (``X``, ``self.x``, ``Cls.x``), or the variable
     whose contents an element or attribute chain belongs to (``X[k]``, ``X.y[0]``)."""
@@ -175,7 +169,8 @@ class Provenance:
         self._checker = checker
         self._reaches = reaches
         self._immutable = immutable
-        self._flows: dict[Var, list[_Flow]] = {}
+        self._flows: dict[Var, list[Expression]] = {}
+        """The expressions that flow into each binding, in the order the pass meets them."""
         self._derived: dict[Var, Derivation] = {}
         self._settled: set[Var] = set()
         self.patched: dict[int, str] = {}
@@ -250,7 +245,7 @@ class Provenance:
     def values(self, var: Var) -> list[Expression]:
         """The expressions that flow into ``var`` in this module."""
         self._complete()
-        return [flow.value for flow in self._flows.get(var, ())]
+        return list(self._flows.get(var, ()))
 
     def knows(self, var: Var) -> bool:
         """Whether some value flows into ``var`` in this module."""
@@ -287,8 +282,8 @@ class Provenance:
         """The functions, lambdas and classes of this module the values of ``var`` may hold
         or run (each one is code hook code may run when it uses ``var``)."""
         self._complete()
-        for flow in self._flows.get(var, ()):
-            yield from _code_in(flow.value)
+        for value in self._flows.get(var, ()):
+            yield from _code_in(value)
         # ``H2 = HANDLER``: what the bindings it is built from hold (not through values that
         # cannot hold code, ``COUNT = len(HANDLERS)``).
         seen = {var}
@@ -298,8 +293,8 @@ class Provenance:
             if source in seen or self._closed_by_type(source):
                 continue
             seen.add(source)
-            for flow in self._flows.get(source, ()):
-                yield from _code_in(flow.value)
+            for value in self._flows.get(source, ()):
+                yield from _code_in(value)
             pending.extend(self._sources_of(source))
 
     def attached(self, function: FuncItem | TypeInfo) -> Iterable[FuncItem | TypeInfo]:
@@ -326,7 +321,7 @@ class Provenance:
         if found is None:
             found = self._callee_memo[var] = set()
             seen = {var}
-            pending = [flow.value for flow in self._flows.get(var, ())]
+            pending = list(self._flows.get(var, ()))
             while pending:
                 root, registers, method = _callee_root(pending.pop())
                 if isinstance(root, ListExpr | TupleExpr | SetExpr):
@@ -336,7 +331,7 @@ class Provenance:
                 elif isinstance(root, NameExpr) and isinstance(root.node, Var):
                     if (registers or not method) and root.node not in seen:
                         seen.add(root.node)
-                        pending.extend(flow.value for flow in self._flows.get(root.node, ()))
+                        pending.extend(self._flows.get(root.node, ()))
                 elif isinstance(root, NameExpr):
                     owner = function_of(root.node)
                     if owner is not None:
@@ -376,7 +371,7 @@ class Provenance:
                 self._note_replaced_code(target)
             var = root_binding(target, self._checker)
         if var is not None:
-            self._flows.setdefault(var, []).append(_Flow(value, value.line))
+            self._flows.setdefault(var, []).append(value)
             self._note_alias(var, value)
 
     def _in_a_function(self, target: NameExpr) -> bool:
@@ -400,7 +395,7 @@ class Provenance:
         if alias is not None and alias is not var and not self._closed_by_type(var):
             reference = NameExpr(var.name)
             reference.node = var
-            self._flows.setdefault(alias, []).append(_Flow(reference, value.line))
+            self._flows.setdefault(alias, []).append(reference)
 
     def _set_attribute(self, owner: Expression, name: Expression, value: Expression) -> None:
         """``setattr(X, "a", v)`` (and ``X.__setattr__``, ``object.__setattr__``,
@@ -422,7 +417,7 @@ class Provenance:
                 (owner.line, f"setting an attribute of {shown} by a computed name")
             )
             return
-        self._flows.setdefault(var, []).append(_Flow(value, value.line))
+        self._flows.setdefault(var, []).append(value)
 
     def _attribute_target(self, owner: Expression, name: str) -> Expression | None:
         if _is_globals(owner):
@@ -497,7 +492,7 @@ class Provenance:
                         self._attached.setdefault(id(owner), []).append(binding.value)
                 if binding.variable is not None:  # ``helper = None`` then ``def helper()``
                     self._flows.setdefault(binding.variable, []).extend(
-                        _Flow(_reference(owner), binding.value.line) for owner in owners
+                        _reference(owner) for owner in owners
                     )
 
     def _bindings(
@@ -631,8 +626,7 @@ class Provenance:
         if method and not registers:
             return  # a method call on a variable: ``_call`` decides what it stores
         if registers:
-            flows = self._flows.setdefault(var, [])
-            flows.extend(_Flow(value, receiver.line) for value in values)
+            self._flows.setdefault(var, []).extend(values)
         self._given.append((var, values))
 
     def _walk(self, statements: Iterable[Statement]) -> None:
@@ -688,9 +682,7 @@ class Provenance:
         for argument in node.arguments:
             self._parameters.add(argument.variable)
             if argument.initializer is not None:
-                self._flows.setdefault(argument.variable, []).append(
-                    _Flow(argument.initializer, argument.initializer.line)
-                )
+                self._flows.setdefault(argument.variable, []).append(argument.initializer)
         pending.append(node.body)
 
     def _compound(self, node: Node, pending: list[Node]) -> None:
@@ -806,7 +798,7 @@ class Provenance:
         for attribute in names:
             symbol = info.get(attribute)
             if symbol is not None and isinstance(symbol.node, Var):
-                self._flows.setdefault(symbol.node, []).append(_Flow(value, value.line))
+                self._flows.setdefault(symbol.node, []).append(value)
             elif symbol is not None and function_of(symbol.node) is not None:
                 what = f'replacing method "{info.name}.{attribute}"'
                 self._setup_hazards.append((callee.line, what))
@@ -823,8 +815,7 @@ class Provenance:
                 receiver.type.module_name
             )
         if stores:
-            flows = self._flows.setdefault(var, [])
-            flows.extend(_Flow(argument, argument.line) for argument in call.args)
+            self._flows.setdefault(var, []).extend(call.args)
 
     # -- the fixpoint -------------------------------------------------------------------------
 
@@ -876,8 +867,8 @@ class Provenance:
         if known is not None:
             return known
         found: set[Var] = set()
-        for flow in self._flows.get(var, ()):
-            for expr in _with_parts(flow.value):
+        for value in self._flows.get(var, ()):
+            for expr in _with_parts(value):
                 if isinstance(expr, NameExpr | MemberExpr):
                     source = root_binding(expr, self._checker)
                     if source is not None and source is not var:
@@ -888,11 +879,11 @@ class Provenance:
     def _direct(self, var: Var) -> Derivation | None:
         if self._closed_by_type(var):
             return None  # cannot carry a reference, whatever it was built from
-        for flow in self._flows.get(var, ()):
-            for expr in _with_parts(flow.value):
+        for value in self._flows.get(var, ()):
+            for expr in _with_parts(value):
                 typ = self._checker.lookup_type_or_none(expr)
                 if typ is not None and self._reaches(typ):
-                    shown = self._text(flow.value)
+                    shown = self._text(value)
                     if len(shown) > _SHOWN or "\n" in shown:
                         shown = self._text(expr)
                     return Derivation(shown, expr.line)
