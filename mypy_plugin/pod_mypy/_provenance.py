@@ -718,29 +718,33 @@ class Provenance:
     def _expressions(self, module: ModuleExpressions) -> None:
         """Walrus targets, calls that may store their arguments, and ways to store out of
         sight."""
+        # What the module's names and attributes refer to, read once (at C speed): most
+        # modules name no setattr, exec, eval, vars, globals or locals and no namespace.
+        fullnames = set(map(_FULLNAME, module.names))
+        fullnames.update(map(_FULLNAME, module.members))
+        attributes = set(map(_NAME, module.members))
+        special = not fullnames.isdisjoint(_SPECIAL_CALLEES) or "__setattr__" in attributes
         ordered: Sequence[Expression] = module.calls
         if module.walruses:
-            # What a walrus binds is read by the calls after it (``_attach``): source order.
+            # Source order, as a binding's flows are listed (a message quotes the first).
             ordered = [expr for expr in module.all if type(expr) in _BINDING_EXPRESSIONS]
         for expr in ordered:
             if isinstance(expr, AssignmentExpr):
                 self._add(expr.target, expr.value)
             elif isinstance(expr, CallExpr):
-                self._store_call(expr)
-        hidden = _hidden_stores(module)
-        if hidden:
-            self._note_hidden_stores(module.all, hidden)
+                self._store_call(expr, special)
+        if not fullnames.isdisjoint(_HIDING_NAMES) or not attributes.isdisjoint(_NAMESPACES):
+            hidden = _hidden_stores(module)
+            if hidden:
+                self._note_hidden_stores(module.all, hidden)
 
-    def _store_call(self, call: CallExpr) -> None:
-        """A call that may store its arguments, set an attribute or run source code."""
+    def _store_call(self, call: CallExpr, special: bool) -> None:
+        """A call that may store its arguments, set an attribute or run source code (only
+        where the module names a ``special`` callee)."""
         callee = call.callee
         if type(callee) is NameExpr or type(callee) is MemberExpr:
-            if callee.fullname in _RUNS_SOURCE:
-                # It binds names (``exec("f = ...")``, a walrus in ``eval``) out of sight.
-                what = f"calling {callee.fullname.removeprefix('builtins.')}()"
-                self._setup_hazards.append((call.line, what))
-            elif callee.fullname == _SETATTR or callee.name == "__setattr__":
-                self._setattr_call(call)
+            if special:
+                self._special_call(call, callee)
             if type(callee) is MemberExpr:
                 self._call(call, callee)
                 if _method_of_a_variable(callee):
@@ -753,6 +757,14 @@ class Provenance:
             if call.args:
                 self._attach(callee, call.args)
         elif isinstance(callee, SuperExpr):
+            self._setattr_call(call)
+
+    def _special_call(self, call: CallExpr, callee: NameExpr | MemberExpr) -> None:
+        if callee.fullname in _RUNS_SOURCE:
+            # It binds names (``exec("f = ...")``, a walrus in ``eval``) out of sight.
+            what = f"calling {callee.fullname.removeprefix('builtins.')}()"
+            self._setup_hazards.append((call.line, what))
+        elif callee.fullname == _SETATTR or callee.name == "__setattr__":
             self._setattr_call(call)
 
     def _note_hidden_stores(
@@ -908,6 +920,7 @@ _LEAVES: Final = frozenset(
 )
 """Statements that bind nothing and hold no block (their calls are read separately)."""
 _NAME: Final = attrgetter("name")
+_FULLNAME: Final = attrgetter("fullname")
 _PARTIALS: Final = frozenset({"functools.partial", "functools.partialmethod"})
 _FUNCTION_END: Final = GlobalDecl([])
 """Marks, on the walk's stack, where the statements of a function end."""
@@ -918,6 +931,10 @@ _SETATTR: Final = "builtins.setattr"
 _BINDING_EXPRESSIONS: Final = frozenset({AssignmentExpr, CallExpr})
 _RUNS_SOURCE: Final = frozenset({"builtins.exec", "builtins.eval"})
 _NAMESPACE_CALLS: Final = frozenset({"builtins.vars", "builtins.globals", "builtins.locals"})
+_SPECIAL_CALLEES: Final = _RUNS_SOURCE | {_SETATTR}
+_HIDING_NAMES: Final = _NAMESPACE_CALLS | {_SETATTR}
+_NAMESPACES: Final = frozenset({"__dict__", "__setattr__"})
+"""Attributes :func:`_hidden_stores` looks for (with the names above)."""
 _LOCAL_NAMESPACES: Final = frozenset({"builtins.vars", "builtins.locals"})
 _SHOWN: Final = 60
 """Longest right-hand side a message quotes whole."""
