@@ -56,6 +56,7 @@ class Checks:
         self._collector = Collector(trusted)
         self._reach = Reach(_is_privileged)
         self._subclasses = boundary.ProjectSubclasses()
+        self._library = boundary.LibraryAnswers()
         self._method_hooks = {
             name: partial(callback, self._collector) for name, callback in METHOD_HOOKS.items()
         }
@@ -80,9 +81,9 @@ class Checks:
             self._report_open_registrations(file, expressions)
         if hooks is None:
             return set()
-        return boundary.check_module(hooks, self._reach, self._subclasses, expressions) - {
-            file.fullname
-        }
+        return boundary.check_module(
+            hooks, self._reach, self._subclasses, self._library, expressions
+        ) - {file.fullname}
 
     def _report_open_registrations(self, file: MypyFile, expressions: ModuleExpressions) -> None:
         found = open_registration.open_registrations(file, expressions)

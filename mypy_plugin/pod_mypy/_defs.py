@@ -33,7 +33,7 @@ from mypy.nodes import (
     Var,
 )
 from mypy.subtypes import is_same_type
-from mypy.types import CallableType, Instance, Type, TypeType, get_proper_type
+from mypy.types import CallableType, Instance, Type, TypeType, UnionType, get_proper_type
 from mypy.typevars import fill_typevars
 
 from ._consts import EVENTS_MODULE, HOOK_BASE, HOOK_EVENT
@@ -47,6 +47,8 @@ __all__ = [
     "held_by_instance",
     "hook_input",
     "instance_class",
+    "member_definitions",
+    "receiver_classes",
     "super_targets",
 ]
 
@@ -100,13 +102,33 @@ def definition(expr: Expression, checker: TypeChecker) -> Definition | None:
     if isinstance(expr, MemberExpr):
         owner = class_of(checker.lookup_type_or_none(expr.expr))
         if owner is not None:
-            member = owner.get(expr.name)
-            method = function_of(member.node if member is not None else None)
-            if method is not None and method.info is not FUNC_NO_INFO:
-                return Definition(
-                    f"{method.info.name}.{method.name}", method.info.module_name, method
-                )
+            return _method(owner, expr.name)
     return None
+
+
+def member_definitions(expr: MemberExpr, checker: TypeChecker) -> list[Definition]:
+    """The methods ``x.name`` may run, one per class ``x`` may be an instance of (each member
+    of a union: mypy gives the union no class, and :func:`definition` none)."""
+    owners = receiver_classes(checker.lookup_type_or_none(expr.expr))
+    found = (_method(owner, expr.name) for owner in owners if owner is not None)
+    return [method for method in found if method is not None]
+
+
+def receiver_classes(typ: Type | None) -> list[TypeInfo | None]:
+    """The classes whose attributes ``x.name`` may read, for ``x`` of type ``typ``: the class
+    of each member of a union (``None`` for a member without one: ``None``, ``Any``...)."""
+    proper = get_proper_type(typ)
+    if isinstance(proper, UnionType):
+        return [info for item in proper.items for info in receiver_classes(item)]
+    return [class_of(proper)]
+
+
+def _method(owner: TypeInfo, name: str) -> Definition | None:
+    member = owner.get(name)
+    method = function_of(member.node if member is not None else None)
+    if method is None or method.info is FUNC_NO_INFO:
+        return None
+    return Definition(f"{method.info.name}.{method.name}", method.info.module_name, method)
 
 
 def super_targets(

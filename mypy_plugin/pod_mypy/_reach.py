@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable
-from typing import Final, NamedTuple, final
+from typing import Final, NamedTuple, cast, final
 
 from mypy.nodes import Decorator, FuncDef, OverloadedFuncDef, TypeInfo, Var
 from mypy.types import (
@@ -54,6 +54,9 @@ _NOT_SCANNED: Final = frozenset(sys.stdlib_module_names) | {
     "httpcore",
     "anyio",
 }
+
+
+_COMPOSITES: Final = frozenset({CallableType, Overloaded, UnionType})
 
 
 @final
@@ -105,31 +108,34 @@ class Reach:
         known = self._by_type.get(id(typ))
         if known is not None and known[0] is typ:
             return known[1]
-        if isinstance(typ, TypeAliasType) and typ.alias is not None and not typ.args:
-            alias = typ.alias.fullname
-            hit = self._aliases.get(alias)
-            if hit is None:
-                found, modules = self._query(typ)
-                hit = self._aliases[alias] = (found, frozenset(modules))
-            self.touched |= hit[1]
-            return hit[0]
-        proper = get_proper_type(typ)
-        if proper is typ and isinstance(proper, CallableType | Overloaded | UnionType):
+        kind = type(typ)  # mypy's type classes have no subclasses
+        if type(typ) is TypeAliasType:  # (not ``kind``: mypy narrows on this spelling)
+            if typ.alias is not None and not typ.args:
+                alias = typ.alias.fullname
+                hit = self._aliases.get(alias)
+                if hit is None:
+                    found, modules = self._query(typ)
+                    hit = self._aliases[alias] = (found, frozenset(modules))
+                self.touched |= hit[1]
+                return hit[0]
+        elif kind in _COMPOSITES:
+            composite = cast(CallableType | Overloaded | UnionType, typ)
             # Composites of a module are mostly new objects around the same few members
             # (a function's result, a union's items): answer from the members' answers.
-            found = _indirect(self._first_path(_members(proper)))
+            found = _indirect(self._first_path(_members(composite)))
             self._by_type[id(typ)] = (typ, found)
             return found
-        if (
-            proper is typ
-            and isinstance(proper, Instance)
-            and proper.args
-            and not self._is_privileged(proper.type)
-        ):
-            # As ``_instance``: the type arguments, then the class (answered once a build).
-            found = _indirect(self._first_path(proper.args)) or self._class_path(proper.type)
-            self._by_type[id(typ)] = (typ, found)
-            return found
+        elif kind is Instance:
+            instance = cast(Instance, typ)
+            if instance.args and not self._is_privileged(instance.type):
+                # As ``_instance``: the type arguments, then the class (answered once a
+                # build).
+                found = _indirect(self._first_path(instance.args)) or self._class_path(
+                    instance.type
+                )
+                self._by_type[id(typ)] = (typ, found)
+                return found
+        proper = get_proper_type(typ)
         plain = proper.type.fullname if isinstance(proper, Instance) and not proper.args else None
         if plain is not None:
             hit = self._plain.get(plain)

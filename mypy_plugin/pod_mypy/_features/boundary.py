@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Final, NamedTuple, TypeAlias, final
+from typing import Final, NamedTuple, TypeAlias, cast, final
 
 from mypy.checker import TypeChecker
 from mypy.errorcodes import ErrorCode
@@ -60,6 +60,7 @@ from mypy.types import (
     NoneType,
     TupleType,
     Type,
+    TypeAliasType,
     TypedDictType,
     UninhabitedType,
     UnionType,
@@ -97,12 +98,15 @@ from .._consts import (
     UNVERIFIABLE_DECLARED,
 )
 from .._defs import (
+    Definition,
     class_of,
     definition,
     event_name,
     function_of,
     held_by_instance,
     hook_input,
+    member_definitions,
+    receiver_classes,
     super_targets,
 )
 from .._hooks import HookSite, ModuleHooks
@@ -115,9 +119,35 @@ from .escapes import HARMLESS_ANY as _HARMLESS_ANY
 from .escapes import escape, escaping_class
 from .immutability import is_deeply_immutable
 
-__all__ = ["ProjectSubclasses", "check_module", "missing_library_names"]
+__all__ = ["LibraryAnswers", "ProjectSubclasses", "check_module", "missing_library_names"]
 
 _Span: TypeAlias = tuple[int, int, int, int]
+
+
+@final
+class KnownReference(NamedTuple):
+    """A reference to library code whose value checks passed (``_Walker._library_code``)."""
+
+    typ: Type
+    """Its type (kept alive: the table is also keyed by the type's identity)."""
+    depended: frozenset[str]
+    """The modules the answer depended on."""
+    targets: tuple[Definition, ...]
+    """The definitions it names."""
+
+
+@final
+class LibraryAnswers:
+    """Answers about library code that are the same in every module of a build, each with
+    the modules it depended on (a module that uses one depends on them too)."""
+
+    def __init__(self) -> None:
+        self.references: dict[tuple[object, ...], KnownReference] = {}
+        """References to library code whose value checks passed (``_Walker._library_code``),
+        by the type's identity and by its value."""
+        self.quiet: dict[object, tuple[bool, frozenset[str]]] = {}
+        """Answers of ``_Walker._quiet``, by class or (with type arguments, a union) by type."""
+
 
 _INSTALLER_OWNERS: Final = frozenset({"logging", "asyncio"})
 _REBUILDERS: Final = frozenset({"__init__", "__post_init__"})
@@ -128,6 +158,11 @@ _SETUP_METHODS: Final = frozenset(
 _NO_LINE: Final = re.compile(r" \(line \{line\}\)")
 _LITERALS: Final = frozenset({StrExpr, BytesExpr, IntExpr, FloatExpr, ComplexExpr, EllipsisExpr})
 _MODULE_TYPE: Final = "types.ModuleType"
+_FORMAT_NAMES: Final = frozenset({"format", "format_map"})
+_QUIET_MEMBERS: Final = frozenset({Instance, NoneType})
+_JUDGED_BY_WHAT_THEY_NAME: Final = frozenset({MemberExpr, CastExpr, SuperExpr})
+"""Expressions a quiet type does not clear: an attribute (a binding, a function, a class),
+a cast, ``super().x``. A name is judged by what it names unless it is the hook's own."""
 
 
 @final
@@ -158,6 +193,7 @@ def check_module(
     hooks: ModuleHooks,
     reach: Reach,
     subclasses: ProjectSubclasses,
+    library: LibraryAnswers,
     expressions: ModuleExpressions,
 ) -> set[str]:
     """Report problems in the hook code of one checked module.
@@ -183,7 +219,14 @@ def check_module(
             _record(checker, site, "unverifiable", UNCHECKED_MODULE)
         return set()
     reach.start_module()
-    walker = _Walker(checker, reach, subclasses, hooks.sites.values(), expressions)
+    walker = _Walker(
+        checker,
+        reach=reach,
+        subclasses=subclasses,
+        library=library,
+        sites=hooks.sites.values(),
+        expressions=expressions,
+    )
     hazards = [*walker.provenance.top_level_hazards, *_process_wide(expressions, checker)]
     spans = [(site.first_line, site.last_line) for site in hooks.sites.values()]
     setup = [span for site in hooks.sites.values() for span in _setup_spans(site.node)]
@@ -216,8 +259,10 @@ class _Walker:
     def __init__(
         self,
         checker: TypeChecker,
+        *,
         reach: Reach,
         subclasses: ProjectSubclasses,
+        library: LibraryAnswers,
         sites: Iterable[HookSite],
         expressions: ModuleExpressions,
     ) -> None:
@@ -229,8 +274,12 @@ class _Walker:
         """By class identity: a conditional redefinition has the same fullname."""
         self._closed_memo: dict[str, bool] = {}
         self._sealed_memo: dict[str, bool] = {}
-        self._quiet_classes: dict[TypeInfo, bool] = {}
         self._library_definitions: dict[int, bool] = {}
+        self._references = library.references
+        self._quiet_types = library.quiet
+        self._in_library = is_library(self._module, checker.modules)
+        self._applied: set[int] = set()
+        """The library answers whose modules this module's dependencies include."""
         self._subclasses = subclasses
         self._subclasses_fresh = False
         self._site_classes = {
@@ -386,33 +435,36 @@ class _Walker:
     # -- one expression -------------------------------------------------------------------
 
     def _finding(self, expr: Expression, hook_span: tuple[int, int]) -> _Finding | None:
-        if type(expr) in _LITERALS:
+        kind = type(expr)
+        if kind in _LITERALS:
             return None
-        patched = self.provenance.patched.get(id(expr))
-        if patched is not None:
-            return _Finding(HOOK_ESCAPE, ESCAPE.format(what=patched), expr.line)
-        if isinstance(expr, NameExpr) and expr.is_inferred_def:
-            return None  # ``x = value``: x has the type of value, which is checked itself
-        typ = self._type(expr)
-        if (
-            type(typ) is Instance
-            and not typ.args
-            and self._quiet(typ)
-            and self._runs_library_code_only(expr, hook_span)
-        ):
-            return None  # the common case, decided without the checks below
-        if _is_local(expr, hook_span):
-            # The hook's own variable: what flows into it is checked where it flows in;
-            # only a declared type (``kept: Worker | None = None``) is new here.
-            text = self._reaches(typ) if typ is not None else None
-            return _Finding(HOOK_BOUNDARY, text, expr.line) if text is not None else None
+        patched = self.provenance.patched
+        if patched and id(expr) in patched:
+            return _Finding(HOOK_ESCAPE, ESCAPE.format(what=patched[id(expr)]), expr.line)
+        if kind is NameExpr:
+            assert isinstance(expr, NameExpr)
+            if expr.is_inferred_def:
+                return None  # ``x = value``: x has the type of value, which is checked itself
+            typ = self._type(expr)
+            if _is_local(expr, hook_span):
+                # The hook's own variable: what flows into it is checked where it flows in;
+                # only a declared type (``kept: Worker | None = None``) is new here.
+                if typ is None or (
+                    (type(typ) is Instance or type(typ) is UnionType) and self._quiet(typ)
+                ):
+                    return None
+                text = self._reaches(typ)
+                return _Finding(HOOK_BOUNDARY, text, expr.line) if text is not None else None
+        else:
+            typ = self._checker.lookup_type_or_none(expr)
+            if (
+                (type(typ) is Instance or type(typ) is UnionType)
+                and kind not in _JUDGED_BY_WHAT_THEY_NAME
+                and self._quiet(typ)
+            ):
+                return None  # the common case, decided without the checks below
         if isinstance(expr, RefExpr) and self._names_library_code(expr):
-            # _binding has nothing to say about it; _code may (a def bound in its place).
-            found = self._value_finding(expr, typ, instance_code=False)
-            found = found or self._code(expr, hook_span)
-            if found is not None or typ is None:
-                return found
-            return self._instance_code(typ, expr.line)
+            return self._library_code(expr, typ, hook_span)
         found = self._value_finding(expr, typ, instance_code=False)
         if found is not None:
             return found
@@ -457,8 +509,14 @@ class _Walker:
         if node is None:
             if not isinstance(expr, MemberExpr) or expr.fullname:
                 return False
-            owner = class_of(self._checker.lookup_type_or_none(expr.expr))
-            return owner is None or is_library(owner.module_name, self._checker.modules)
+            receiver = self._checker.lookup_type_or_none(expr.expr)
+            if type(receiver) is Instance:
+                return is_library(receiver.type.module_name, self._checker.modules)
+            owners = receiver_classes(receiver)
+            return all(
+                owner is None or is_library(owner.module_name, self._checker.modules)
+                for owner in owners
+            )
         if not isinstance(node, TypeInfo | FuncDef | Decorator | OverloadedFuncDef):
             return False
         known = self._library_definitions.get(id(node))
@@ -468,28 +526,111 @@ class _Walker:
             self._library_definitions[id(node)] = known
         return known
 
-    def _quiet(self, typ: Instance) -> bool:
-        """A value of a library class without type arguments that reaches no privileged
-        class and is no escape hatch: every check below passes it (memoised per class)."""
-        info = typ.type
-        quiet = self._quiet_classes.get(info)
-        if quiet is None:
-            quiet = (
-                is_library(info.module_name, self._checker.modules)
-                and info.fullname != _MODULE_TYPE
-                and escaping_class(info) is None
-                and self._reach.path(typ) is None
-            )
-            self._quiet_classes[info] = quiet
-        return quiet
+    def _library_code(
+        self, expr: RefExpr, typ: Type | None, hook_span: tuple[int, int]
+    ) -> _Finding | None:
+        """A reference to library code (``Continue``, ``call.tool_name``, ``re.compile``).
+        _binding has nothing to say about it; _code may (a def bound in its place, what this
+        module gives it). Its value checks and the definitions it names are the same
+        wherever the same key (:meth:`_reference_key`) is named: they are found once a build
+        (most hook modules name the same few), and an answer brings the modules it depended
+        on along. What this module attaches to the definitions is followed each time."""
+        parts = self._reference_parts(expr, typ)
+        known = None
+        if parts is not None:
+            # The same type object is shared by most references to a definition (a class's
+            # constructor, an attribute's declared type): look it up by identity first
+            # (the table keeps it alive), then by value.
+            known = self._references.get((id(typ), *parts))
+            if known is None or known.typ is not typ:
+                known = self._references.get((typ, *parts))
+        if known is not None:
+            if id(known) not in self._applied:
+                self._applied.add(id(known))
+                self._reach.touched |= known.depended
+            return self._targets_code(known.targets, expr, hook_span)
+        outer = self._reach.touched
+        depended: set[str] = set()
+        self._reach.touched = depended
+        try:
+            found = self._value_finding(expr, typ, instance_code=False)
+        finally:
+            outer |= depended
+            self._reach.touched = outer
+        targets = self._targets(expr)
+        found = found or self._targets_code(targets, expr, hook_span)
+        if found is not None or typ is None:
+            return found
+        found = self._instance_code(typ, expr.line)
+        if found is None and parts is not None and self._library_class(typ):
+            known = KnownReference(typ, frozenset(depended), targets)
+            self._references[(id(typ), *parts)] = self._references[(typ, *parts)] = known
+        return found
 
-    def _runs_library_code_only(self, expr: Expression, hook_span: tuple[int, int]) -> bool:
-        """For an expression of a quiet type: whether it is not a cast, not ``super()`` and
-        not a reference the checks below judge by what it names (a binding, a function, a
-        class, a name of the standard library); the hook's own variables are not."""
+    def _library_class(self, typ: Type) -> bool:
+        """Whether the values of ``typ`` are only of library classes (whose code
+        :meth:`_instance_code` does not follow: the same answer in every module)."""
+        return all(
+            is_library(info.module_name, self._checker.modules) for info in _value_classes(typ)[1]
+        )
+
+    def _reference_parts(self, expr: RefExpr, typ: Type | None) -> tuple[object, ...] | None:
+        """What decides, with its type, the value checks of a reference to library code and
+        the definitions it names: the named node (or the classes of the receiver and the
+        attribute name), the reference's names and a ``str.format`` template. Types compare
+        by value, but an ``Any``'s kind does not: a reference of type ``Any`` has no key. In
+        a module of a library (llm-pod's own hook code) a definition may be of the module
+        itself: no key."""
+        if typ is None or isinstance(get_proper_type(typ), AnyType) or self._in_library:
+            return None
         if isinstance(expr, NameExpr):
-            return _is_local(expr, hook_span)
-        return not isinstance(expr, MemberExpr | CastExpr | SuperExpr)  # super().x: _super
+            return (id(expr.node), expr.fullname)
+        assert isinstance(expr, MemberExpr)
+        template = expr.expr.value if isinstance(expr.expr, StrExpr) else None
+        if expr.name in _FORMAT_NAMES and template is None:
+            return None
+        receivers: tuple[int, ...] = ()
+        if expr.node is None:
+            receiver = self._checker.lookup_type_or_none(expr.expr)
+            if type(receiver) is Instance:
+                receivers = (id(receiver.type),)
+            else:
+                receivers = tuple(map(id, receiver_classes(receiver)))
+        return (id(expr.node), receivers, expr.fullname, expr.name, template)
+
+    def _quiet(self, typ: Instance | UnionType) -> bool:
+        """A value of library classes only (its own, a union's members', its type
+        arguments'), none of them a module or an escape hatch, that reaches no privileged
+        class: every check below passes it. A union member that is not an instance (a
+        callable, ``Any``...) is not quiet. The answer is the same in every module (one per
+        class, or per type with type arguments or members, for the whole build)."""
+        key: object = typ.type if type(typ) is Instance and not typ.args else typ
+        known = self._quiet_types.get(key)
+        if known is None:
+            outer = self._reach.touched
+            depended: set[str] = set()
+            self._reach.touched = depended
+            try:
+                items = typ.items if isinstance(typ, UnionType) else [typ]
+                quiet = (
+                    all(type(get_proper_type(item)) in _QUIET_MEMBERS for item in items)
+                    and all(
+                        is_library(info.module_name, self._checker.modules)
+                        and info.fullname != _MODULE_TYPE
+                        and escaping_class(info) is None
+                        for info in _classes_in(typ)
+                    )
+                    and self._reach.path(typ) is None
+                )
+            finally:
+                outer |= depended
+                self._reach.touched = outer
+            known = self._quiet_types[key] = (quiet, frozenset(depended))
+            self._applied.add(id(known))
+        elif id(known) not in self._applied:
+            self._applied.add(id(known))
+            self._reach.touched |= known[1]
+        return known[0]
 
     def _super(self, expr: SuperExpr, hook_span: tuple[int, int]) -> _Finding | None:
         """``super().name``: whatever it may run or hold, in any class that may be ``self``."""
@@ -549,10 +690,11 @@ class _Walker:
         self, expr: RefExpr, typ: Type | None, hook_span: tuple[int, int]
     ) -> _Finding | None:
         """A variable outside the hook: its provenance must be clean and known."""
-        var = _variable(expr, self._checker)
-        if var is None:
-            return None
-        return self._variable_binding(var, expr, typ, hook_span)
+        for var in _variables(expr, self._checker):
+            found = self._variable_binding(var, expr, typ, hook_span)
+            if found is not None:
+                return found
+        return None
 
     def _variable_binding(
         self, var: Var, expr: RefExpr | SuperExpr, typ: Type | None, hook_span: tuple[int, int]
@@ -588,9 +730,30 @@ class _Walker:
 
     def _code(self, expr: RefExpr, hook_span: tuple[int, int]) -> _Finding | None:
         """A function or class the hook names: its code joins the hook's."""
+        return self._targets_code(self._targets(expr), expr, hook_span)
+
+    def _targets(self, expr: RefExpr) -> tuple[Definition, ...]:
+        """The function or class a reference names; through a union, the method of every
+        member's class."""
         target = definition(expr, self._checker)
-        if target is None:
-            return None
+        if target is not None:
+            return (target,)
+        if isinstance(expr, MemberExpr) and expr.node is None:
+            return tuple(member_definitions(expr, self._checker))
+        return ()
+
+    def _targets_code(
+        self, targets: tuple[Definition, ...], expr: RefExpr, hook_span: tuple[int, int]
+    ) -> _Finding | None:
+        for target in targets:
+            found = self._definition_code(target, expr, hook_span)
+            if found is not None:
+                return found
+        return None
+
+    def _definition_code(
+        self, target: Definition, expr: RefExpr, hook_span: tuple[int, int]
+    ) -> _Finding | None:
         if target.module != self._module:
             if is_library(target.module, self._checker.modules):
                 # What a ``def`` of this module may bind in its place (``except ImportError:``).
@@ -607,18 +770,22 @@ class _Walker:
     def _instance_code(self, typ: Type, line: int) -> _Finding | None:
         """A value of a class runs that class's code implicitly (``if obj:``, ``len(obj)``,
         ``obj[k]``, ``with obj:``, f-strings, ``==``, descriptors, ``__getattr__``...)."""
-        info = class_of(typ)
-        if info is None or info.fullname in self._site_classes:
-            return None
-        if info.module_name == self._module:
-            return self._class_code(info, info.name)
-        built = not isinstance(get_proper_type(typ), Instance)  # a class object: callable
-        if is_library(info.module_name, self._checker.modules) or self._pure_data(
-            info, built=built
-        ):
-            return None
-        text = UNVERIFIABLE_CODE.format(name=info.name, module=info.module_name)
-        return _Finding(HOOK_BOUNDARY, text, line)
+        built, infos = _value_classes(typ)
+        for info in infos:
+            if info.fullname in self._site_classes:
+                continue
+            if info.module_name == self._module:
+                found = self._class_code(info, info.name)
+                if found is not None:
+                    return found
+                continue
+            if is_library(info.module_name, self._checker.modules) or self._pure_data(
+                info, built=built
+            ):
+                continue
+            text = UNVERIFIABLE_CODE.format(name=info.name, module=info.module_name)
+            return _Finding(HOOK_BOUNDARY, text, line)
+        return None
 
     def _class_code(self, info: TypeInfo, name: str) -> _Finding | None:
         """Every method of the class, its bases of this module, its subclasses in this
@@ -958,9 +1125,10 @@ def _module_value(expr: Expression, typ: Type | None) -> str | None:
     return "a module object held in a value"
 
 
-def _is_local(expr: Expression, span: tuple[int, int]) -> bool:
-    if not isinstance(expr, NameExpr) or expr.kind != LDEF or not isinstance(expr.node, Var):
+def _is_local(expr: NameExpr, span: tuple[int, int]) -> bool:
+    if expr.kind != LDEF or type(expr.node) is not Var:
         return False
+    assert isinstance(expr.node, Var)
     return span[0] <= expr.node.line <= span[1]
 
 
@@ -969,15 +1137,18 @@ def _is_any(typ: Type) -> bool:
     return isinstance(proper, AnyType) and proper.type_of_any not in _HARMLESS_ANY
 
 
-def _variable(expr: RefExpr, checker: TypeChecker) -> Var | None:
+def _variables(expr: RefExpr, checker: TypeChecker) -> list[Var]:
+    """The variable a reference reads: through a union, one per member's class."""
     if isinstance(expr.node, Var):
-        return expr.node
-    if isinstance(expr, MemberExpr):
-        owner = class_of(checker.lookup_type_or_none(expr.expr))
+        return [expr.node]
+    if not isinstance(expr, MemberExpr):
+        return []
+    found: list[Var] = []
+    for owner in receiver_classes(checker.lookup_type_or_none(expr.expr)):
         symbol = owner.get(expr.name) if owner is not None else None
         if symbol is not None and isinstance(symbol.node, Var):
-            return symbol.node
-    return None
+            found.append(symbol.node)
+    return found
 
 
 def _variable_module(var: Var, expr: RefExpr | SuperExpr, here: str) -> str:
@@ -1002,14 +1173,41 @@ def _function_module(func: FuncItem) -> str:
     return func.fullname.rpartition(".")[0] if isinstance(func, FuncDef) else ""
 
 
-def _classes_in(typ: Type | None) -> list[TypeInfo]:
-    """The classes of the instances a value of ``typ`` may be (type arguments included)."""
+def _value_classes(typ: Type) -> tuple[bool, list[TypeInfo]]:
+    """Whether ``typ`` is a class object, and the classes whose code a value of ``typ`` may
+    run implicitly: its own, a union's members', and those of the values it holds
+    (``print(items)`` runs each item's ``__repr__``, ``x in items`` its ``__eq__``)."""
     proper = get_proper_type(typ)
-    if isinstance(proper, UnionType | TupleType):
-        return [info for item in proper.items for info in _classes_in(item)]
-    if isinstance(proper, Instance):
-        return [proper.type, *(info for arg in proper.args for info in _classes_in(arg))]
-    return []
+    if isinstance(proper, Instance) and not proper.args:
+        return False, [proper.type]
+    if isinstance(proper, Instance | UnionType | TupleType):
+        return False, list(dict.fromkeys(_classes_in(proper)))
+    info = class_of(proper)
+    return True, [info] if info is not None else []
+
+
+def _classes_in(typ: Type | None) -> list[TypeInfo]:
+    """The classes of the instances a value of ``typ`` may be (type arguments included;
+    a recursive alias, such as pydantic's ``JsonValue``, is expanded once)."""
+    found: list[TypeInfo] = []
+    expanded: set[str] = set()
+    pending = [typ]
+    while pending:
+        current = pending.pop()
+        if type(current) is TypeAliasType:
+            alias = current.alias
+            if alias is None or alias.fullname in expanded:
+                continue
+            expanded.add(alias.fullname)
+            current = get_proper_type(current)
+        kind = type(current)  # mypy's type classes have no subclasses
+        if kind is Instance:
+            instance = cast(Instance, current)
+            found.append(instance.type)
+            pending.extend(reversed(instance.args))
+        elif kind is UnionType or kind is TupleType:
+            pending.extend(reversed(cast(UnionType | TupleType, current).items))
+    return found
 
 
 @final
