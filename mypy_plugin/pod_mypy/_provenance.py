@@ -24,17 +24,21 @@ from typing import Final, NamedTuple, cast, final
 from mypy.checker import TypeChecker
 from mypy.nodes import (
     GDEF,
+    VAR_NO_INFO,
     AssertStmt,
     AssignmentExpr,
     AssignmentStmt,
     Block,
+    BytesExpr,
     CallExpr,
     ClassDef,
+    ComplexExpr,
     Context,
     Decorator,
     DictExpr,
     Expression,
     ExpressionStmt,
+    FloatExpr,
     ForStmt,
     FuncDef,
     FuncItem,
@@ -44,6 +48,7 @@ from mypy.nodes import (
     ImportAll,
     ImportFrom,
     IndexExpr,
+    IntExpr,
     LambdaExpr,
     ListExpr,
     MatchStmt,
@@ -71,7 +76,15 @@ from mypy.nodes import (
     WithStmt,
 )
 from mypy.server.subexpr import get_subexpressions
-from mypy.types import Instance, Type, get_proper_type
+from mypy.types import (
+    Instance,
+    NoneType,
+    TupleType,
+    Type,
+    TypeAliasType,
+    UnionType,
+    get_proper_type,
+)
 from mypy.util import correct_relative_import
 
 from ._consts import MODULE_HAZARD, PROCESS_WIDE_LISTS
@@ -369,10 +382,117 @@ class Provenance:
             elif isinstance(target, MemberExpr):
                 self._note_patch(target)
                 self._note_replaced_code(target)
+                for holder in self._member_store(target, value):
+                    self._flows.setdefault(holder, []).append(value)
             var = root_binding(target, self._checker)
         if var is not None:
             self._flows.setdefault(var, []).append(value)
             self._note_alias(var, value)
+
+    def _member_store(self, target: MemberExpr, value: Expression) -> list[Var]:
+        """``R.name = value`` where mypy's variable for ``R.name`` is not the whole story:
+        through a union, the attribute of every member's class; into an object of a library
+        class, the binding of this module that holds it (the library's own code may run
+        what it is given whenever the object is used). A value that can hold neither code
+        nor a reference (deeply immutable, of library classes) goes anywhere; otherwise the
+        store is refused where the plugin cannot follow it: into an object whose class it
+        cannot tell (``Any``, ``object``), one of another module of the project, or a
+        library object no binding of this module holds (a parameter's, a call's result)."""
+        base = target.expr
+        if isinstance(base, RefExpr) and (
+            isinstance(base.node, MypyFile | TypeInfo) or function_of(base.node) is not None
+        ):
+            return []  # a module's, class's or function's attribute: _note_patch, refused
+        receiver = get_proper_type(self._checker.lookup_type_or_none(base))
+        items: list[Type | None] = (
+            list(receiver.items) if isinstance(receiver, UnionType) else [receiver]
+        )
+        here = self._checker.tree.fullname
+        holders: list[Var] = []
+        harmless: bool | None = None
+        for member in items:
+            item = get_proper_type(member)
+            if isinstance(item, NoneType):
+                continue
+            owner = item.type if isinstance(item, Instance) else None
+            if owner is None and class_of(item) is not None:
+                continue  # a class object (``type(x).a = v``): _note_patch
+            if owner is not None and owner.fullname == "types.ModuleType":
+                continue  # a module object: refused by _note_replaced_code
+            if owner is not None and (owner.fullname == "builtins.object" or owner.is_protocol):
+                owner = None  # it may be an instance of any class
+            if owner is not None and owner.module_name == here:
+                if len(items) > 1:  # mypy names no variable for a union's attribute
+                    holders.extend(self._union_member(owner, target))
+                continue
+            if harmless is None:
+                harmless = self._harmless(value)
+            if harmless:
+                continue
+            if owner is None:
+                what = f'assigning attribute "{target.name}" of a value whose class is unknown'
+            elif self._is_library(owner.module_name):
+                holder = root_binding(base, self._checker)
+                if holder is not None and self._owned(holder):
+                    holders.append(holder)
+                    continue
+                what = (
+                    f'assigning attribute "{target.name}" of a "{owner.name}" object no '
+                    "binding of this module holds"
+                )
+            else:
+                what = (
+                    f'assigning attribute "{target.name}" of a "{owner.name}" of module '
+                    f'"{owner.module_name}"'
+                )
+            self._setup_hazards.append((target.line, what))
+        return holders
+
+    def _union_member(self, owner: TypeInfo, target: MemberExpr) -> list[Var]:
+        symbol = owner.get(target.name)
+        if symbol is not None and isinstance(symbol.node, Var):
+            return [symbol.node]
+        if symbol is not None and function_of(symbol.node) is not None:
+            what = f'replacing method "{owner.name}.{target.name}"'
+            self._setup_hazards.append((target.line, what))
+        return []
+
+    def _owned(self, var: Var) -> bool:
+        """A binding of this module's own code: a module variable, a class attribute, a local
+        variable; not a parameter (the caller's object) nor another module's variable."""
+        if var in self._parameters:
+            return False
+        if var.info is not VAR_NO_INFO:
+            return var.info.module_name == self._checker.tree.fullname
+        module, dot, _ = var.fullname.rpartition(".")
+        return not dot or module == self._checker.tree.fullname
+
+    def _harmless(self, value: Expression) -> bool:
+        """A value that holds no code and no reference: of a deeply immutable type made of
+        library classes only (``"x"``, ``3``, ``("a", 1)``)."""
+        if type(value) in _LITERALS:
+            return True
+        typ = self._checker.lookup_type_or_none(value)
+        return typ is not None and self._immutable(typ) and self._library_classes_only(typ)
+
+    def _library_classes_only(self, typ: Type) -> bool:
+        """Whether every class of the instances a value of ``typ`` may be is a library's."""
+        pending = [typ]
+        expanded: set[str] = set()
+        while pending:
+            current = pending.pop()
+            if isinstance(current, TypeAliasType) and current.alias is not None:
+                if current.alias.fullname in expanded:
+                    continue
+                expanded.add(current.alias.fullname)
+            proper = get_proper_type(current)
+            if isinstance(proper, Instance):
+                if not self._is_library(proper.type.module_name):
+                    return False
+                pending.extend(proper.args)
+            elif isinstance(proper, UnionType | TupleType):
+                pending.extend(proper.items)
+        return True
 
     def _in_a_function(self, target: NameExpr) -> bool:
         if not self._walked:
@@ -817,7 +937,7 @@ class Provenance:
 
     def _call(self, call: CallExpr, callee: MemberExpr) -> None:
         var = root_binding(callee.expr, self._checker)
-        if var is None:
+        if var is None or not call.args:
             return  # ``"...".format(...)`` (every f-string), a call's result...
         stores = callee.name in _STORING_METHODS
         if not stores:
@@ -828,6 +948,13 @@ class Provenance:
             )
         if stores:
             self._flows.setdefault(var, []).extend(call.args)
+        elif not self._closed_by_type(var):
+            # Any method of a library object may keep what it is given
+            # (``HANDLER.setFormatter(f)``, ``REGISTRY.register(cb)``): what could hold
+            # code or a reference flows into the binding that holds the object.
+            kept = [argument for argument in call.args if not self._harmless(argument)]
+            if kept:
+                self._flows.setdefault(var, []).extend(kept)
 
     # -- the fixpoint -------------------------------------------------------------------------
 
@@ -928,6 +1055,7 @@ _ALIASING: Final = frozenset({NameExpr, MemberExpr, IndexExpr, CallExpr})
 """Expressions that may be (part of) another binding's value."""
 _DEFINITIONS: Final = frozenset({FuncDef, Decorator, OverloadedFuncDef, ClassDef})
 _SETATTR: Final = "builtins.setattr"
+_LITERALS: Final = frozenset({StrExpr, BytesExpr, IntExpr, FloatExpr, ComplexExpr})
 _BINDING_EXPRESSIONS: Final = frozenset({AssignmentExpr, CallExpr})
 _RUNS_SOURCE: Final = frozenset({"builtins.exec", "builtins.eval"})
 _NAMESPACE_CALLS: Final = frozenset({"builtins.vars", "builtins.globals", "builtins.locals"})
