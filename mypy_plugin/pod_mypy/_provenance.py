@@ -216,6 +216,10 @@ class Provenance:
         self._callee_memo: dict[Var, set[FuncDef]] = {}
         """Answers of :meth:`attached` (asked once per function the module's hooks call)."""
         self._library_modules: dict[str, bool] = {}
+        self._harmless_vars: dict[Var, bool] = {}
+        self._harmless_types: dict[int, tuple[Type, bool]] = {}
+        """Answers of :meth:`_harmless_type` by the type's identity (the type map keeps the
+        module's types alive)."""
         self._source_cache: list[str] | None = None
         self._top_lines: set[int] | None = None
         # Most modules name neither anywhere: their ``if`` statements need no look.
@@ -470,10 +474,28 @@ class Provenance:
     def _harmless(self, value: Expression) -> bool:
         """A value that holds no code and no reference: of a deeply immutable type made of
         library classes only (``"x"``, ``3``, ``("a", 1)``)."""
-        if type(value) in _LITERALS:
+        kind = type(value)
+        if kind in _LITERALS:
             return True
+        if kind is NameExpr or kind is MemberExpr:
+            var = cast(RefExpr, value).node
+            if type(var) is Var:  # judged by its declared type, once per binding
+                assert isinstance(var, Var)
+                known = self._harmless_vars.get(var)
+                if known is None:
+                    known = var.type is not None and self._harmless_type(var.type)
+                    self._harmless_vars[var] = known
+                return known
         typ = self._checker.lookup_type_or_none(value)
-        return typ is not None and self._immutable(typ) and self._library_classes_only(typ)
+        return typ is not None and self._harmless_type(typ)
+
+    def _harmless_type(self, typ: Type) -> bool:
+        known = self._harmless_types.get(id(typ))
+        if known is not None and known[0] is typ:
+            return known[1]
+        harmless = self._immutable(typ) and self._library_classes_only(typ)
+        self._harmless_types[id(typ)] = (typ, harmless)
+        return harmless
 
     def _library_classes_only(self, typ: Type) -> bool:
         """Whether every class of the instances a value of ``typ`` may be is a library's."""
