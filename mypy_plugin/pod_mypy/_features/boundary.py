@@ -134,6 +134,8 @@ class KnownReference(NamedTuple):
     """The modules the answer depended on."""
     targets: tuple[Definition, ...]
     """The definitions it names."""
+    in_libraries: bool
+    """Whether they are all definitions of libraries."""
 
 
 @final
@@ -557,7 +559,15 @@ class _Walker:
             if id(known) not in self._applied:
                 self._applied.add(id(known))
                 self._reach.touched |= known.depended
-            return self._targets_code(known.targets, expr, hook_span)
+            if not known.in_libraries:
+                return self._targets_code(known.targets, expr, hook_span)
+            for target in known.targets:
+                # What a ``def`` of this module may bind in its place (``except ImportError:``).
+                attached = self.provenance.attached(target.node)
+                found = self._follow_all(attached, hook_span, target.name) if attached else None
+                if found is not None:
+                    return found
+            return None
         outer = self._reach.touched
         depended: set[str] = set()
         self._reach.touched = depended
@@ -572,7 +582,12 @@ class _Walker:
             return found
         found = self._instance_code(typ, expr.line)
         if found is None and parts is not None and self._library_class(typ):
-            known = KnownReference(typ, frozenset(depended), targets)
+            known = KnownReference(
+                typ,
+                frozenset(depended),
+                targets,
+                all(is_library(target.module, self._checker.modules) for target in targets),
+            )
             self._references[(id(typ), *parts)] = self._references[(typ, *parts)] = known
         return found
 
