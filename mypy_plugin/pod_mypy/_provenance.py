@@ -89,7 +89,7 @@ from mypy.util import correct_relative_import
 
 from ._consts import MODULE_HAZARD, PROCESS_WIDE_LISTS
 from ._defs import class_of, function_of
-from ._origin import is_library
+from ._origin import HOST_PACKAGES, is_library
 from ._scan import ModuleExpressions
 
 __all__ = ["Derivation", "Provenance", "root_binding"]
@@ -961,22 +961,32 @@ class Provenance:
         var = root_binding(callee.expr, self._checker)
         if var is None or not call.args:
             return  # ``"...".format(...)`` (every f-string), a call's result...
-        stores = callee.name in _STORING_METHODS
-        if not stores:
-            receiver = get_proper_type(self._checker.lookup_type_or_none(callee.expr))
-            # A method of a user class may keep what it is given.
-            stores = isinstance(receiver, Instance) and not self._is_library(
-                receiver.type.module_name
-            )
-        if stores:
+        receiver = get_proper_type(self._checker.lookup_type_or_none(callee.expr))
+        if isinstance(receiver, Instance) and not self._is_library(receiver.type.module_name):
+            # A method of a user class may keep what it is given (its body is followed).
             self._flows.setdefault(var, []).extend(call.args)
-        elif not self._closed_by_type(var):
+            return
+        if callee.name in _STORING_METHODS:
+            kept = list(call.args)
+        elif self._closed_by_type(var):
+            return  # an immutable object keeps nothing
+        else:
             # Any method of a library object may keep what it is given
             # (``HANDLER.setFormatter(f)``, ``REGISTRY.register(cb)``): what could hold
             # code or a reference flows into the binding that holds the object.
             kept = [argument for argument in call.args if not self._harmless(argument)]
-            if kept:
-                self._flows.setdefault(var, []).extend(kept)
+        if not kept:
+            return
+        host = isinstance(receiver, Instance) and _top(receiver.type.module_name) in HOST_PACKAGES
+        if var in self._parameters and not host and not all(map(self._harmless, kept)):
+            # (llm-pod's own objects keep what the plugin checks itself: registry.on)
+            # The caller's object: what is stored in it is out of this binding's sight.
+            what = (
+                f'storing what could hold code or a reference into parameter "{var.name}" '
+                f'(by "{callee.name}")'
+            )
+            self._setup_hazards.append((call.line, what))
+        self._flows.setdefault(var, []).extend(kept)
 
     # -- the fixpoint -------------------------------------------------------------------------
 
@@ -1089,6 +1099,10 @@ _LOCAL_NAMESPACES: Final = frozenset({"builtins.vars", "builtins.locals"})
 _SHOWN: Final = 60
 """Longest right-hand side a message quotes whole."""
 _TYPE_CHECKING_NAMES: Final = frozenset({"TYPE_CHECKING", "MYPY"})
+
+
+def _top(module: str) -> str:
+    return module.partition(".")[0]
 
 
 def _reference(value: FuncDef | TypeInfo) -> NameExpr:
