@@ -119,28 +119,30 @@ def root_binding(expr: Expression, checker: TypeChecker) -> Var | None:
     """The variable an expression names (``X``, ``self.x``, ``Cls.x``), or the variable
     whose contents an element or attribute chain belongs to (``X[k]``, ``X.y[0]``)."""
     while True:
-        if isinstance(expr, NameExpr):
+        if type(expr) is NameExpr:
             return expr.node if isinstance(expr.node, Var) else None
-        owner = _namespace_owner(expr)
-        if _is_globals(expr):
-            return None
-        if owner is not None:
-            expr = owner  # ``X.__dict__``, ``vars(X)``: what is stored there is in X
-            continue
-        read = _read_attribute_of(expr)
-        if read is not None:
-            expr = read  # ``getattr(X, "a")``: part of X
-            continue
-        if isinstance(expr, MemberExpr):
+        if type(expr) is MemberExpr:
+            if expr.name == "__dict__":
+                expr = expr.expr  # what is stored in ``X.__dict__`` is in X
+                continue
             var = _member_var(expr, checker)
             if var is not None:
                 return var
             expr = expr.expr
-            continue
-        if isinstance(expr, IndexExpr):
+        elif type(expr) is IndexExpr:
             expr = expr.base
-            continue
-        return None
+        elif type(expr) is CallExpr:
+            if _is_globals(expr):
+                return None
+            # ``vars(X)``: what is stored there is in X; ``getattr(X, "a")``: part of X
+            owner = _namespace_owner(expr)
+            if owner is None:
+                owner = _read_attribute_of(expr)
+            if owner is None:
+                return None
+            expr = owner
+        else:
+            return None
 
 
 def _member_var(expr: MemberExpr, checker: TypeChecker) -> Var | None:
