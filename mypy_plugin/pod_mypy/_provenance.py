@@ -233,6 +233,8 @@ class Provenance:
 
     def derivation(self, var: Var) -> Derivation | None:
         """Why ``var`` holds a privileged object, or ``None`` if it does not."""
+        if self._closed_by_type(var):
+            return None  # cannot carry a reference, whatever it was built from
         self._complete()
         if var not in self._settled:
             self._settle(var)
