@@ -953,18 +953,21 @@ def _reference(value: FuncDef | TypeInfo) -> NameExpr:
     return name
 
 
-def _code_in(value: Expression) -> Iterable[FuncItem | TypeInfo]:
+def _code_in(value: Expression) -> list[FuncItem | TypeInfo]:
     """The functions, lambdas and classes an expression names or holds."""
-    for expr in _with_parts(value):
+    found: list[FuncItem | TypeInfo] = []
+    # A name holds no other expression: the usual argument needs no traversal.
+    for expr in [value] if type(value) is NameExpr else _with_parts(value):
         if isinstance(expr, LambdaExpr):
-            yield expr
+            found.append(expr)
         elif isinstance(expr, RefExpr):
             if isinstance(expr.node, TypeInfo):
-                yield expr.node
+                found.append(expr.node)
             else:
                 func = function_of(expr.node)
                 if func is not None:
-                    yield func
+                    found.append(func)
+    return found
 
 
 @final
