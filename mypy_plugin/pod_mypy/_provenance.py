@@ -32,6 +32,7 @@ from mypy.nodes import (
     ClassDef,
     Context,
     Decorator,
+    DelStmt,
     DictExpr,
     Expression,
     ExpressionStmt,
@@ -69,6 +70,15 @@ from mypy.nodes import (
     Var,
     WhileStmt,
     WithStmt,
+)
+from mypy.patterns import (
+    AsPattern,
+    ClassPattern,
+    MappingPattern,
+    OrPattern,
+    Pattern,
+    SequencePattern,
+    StarredPattern,
 )
 from mypy.server.subexpr import get_subexpressions
 from mypy.types import Instance, Type, get_proper_type
@@ -346,12 +356,8 @@ class Provenance:
 
     def _add(self, target: Expression, value: Expression) -> None:
         if type(target) is NameExpr:  # the usual case, first
-            if target.kind == GDEF and self._in_a_function(target):
-                # ``global X`` then ``X = ...`` in a function rebinds a module attribute.
-                self.patched[id(target)] = f'rebinding module variable "{target.name}"'
-                if _code_node(target) is not None:
-                    what = f'rebinding "{target.name}" in a function'
-                    self._setup_hazards.append((target.line, what))
+            if target.kind == GDEF:
+                self._note_global(target)
             var = target.node if isinstance(target.node, Var) else None
         elif isinstance(target, TupleExpr | ListExpr):
             for item in target.items:
@@ -377,6 +383,15 @@ class Provenance:
         if var is not None:
             self._flows.setdefault(var, []).append(value)
             self._note_alias(var, value)
+
+    def _note_global(self, target: NameExpr) -> None:
+        """``global X`` then ``X = ...`` (or ``del X``, ``except E as X``, ``case X:``) in a
+        function rebinds a module attribute."""
+        if self._in_a_function(target):
+            self.patched[id(target)] = f'rebinding module variable "{target.name}"'
+            if _code_node(target) is not None:
+                what = f'rebinding "{target.name}" in a function'
+                self._setup_hazards.append((target.line, what))
 
     def _in_a_function(self, target: NameExpr) -> bool:
         if not self._walked:
@@ -710,14 +725,27 @@ class Provenance:
         elif isinstance(node, TryStmt):
             pending.extend([node.body, *node.handlers])
             pending.extend(b for b in (node.else_body, node.finally_body) if b is not None)
+            self._note_unbound_names(node.vars)
         elif isinstance(node, MatchStmt):
             pending.extend(node.bodies)
+            self._note_unbound_names(capture for p in node.patterns for capture in _captures(p))
+        elif isinstance(node, DelStmt):
+            self._note_unbound_names([node.expr])
         elif isinstance(node, FuncItem):
             self._function(node, pending)
         elif isinstance(node, OverloadedFuncDef):
             pending.extend(node.items)
             if node.impl is not None:
                 pending.append(node.impl)
+
+    def _note_unbound_names(self, targets: Iterable[Expression | None]) -> None:
+        """Names bound or deleted without a value the pass tracks (``except E as X``,
+        ``case X:``, ``del X``): only whether one rebinds a module variable matters."""
+        for target in targets:
+            if isinstance(target, TupleExpr | ListExpr):
+                self._note_unbound_names(target.items)
+            elif isinstance(target, NameExpr) and target.kind == GDEF:
+                self._note_global(target)
 
     def _expressions(self, module: ModuleExpressions) -> None:
         """Walrus targets, calls that may store their arguments, and ways to store out of
@@ -1091,6 +1119,29 @@ def _callee_root(callee: Expression) -> tuple[Expression, bool, bool]:
             root = root.base
         else:
             return root, registers, method
+
+
+def _captures(pattern: Pattern) -> Iterable[NameExpr]:
+    """The names a ``case`` pattern binds."""
+    if isinstance(pattern, AsPattern):
+        if pattern.name is not None:
+            yield pattern.name
+        if pattern.pattern is not None:
+            yield from _captures(pattern.pattern)
+    elif isinstance(pattern, OrPattern | SequencePattern):
+        for inner in pattern.patterns:
+            yield from _captures(inner)
+    elif isinstance(pattern, StarredPattern):
+        if pattern.capture is not None:
+            yield pattern.capture
+    elif isinstance(pattern, MappingPattern):
+        for inner in pattern.values:
+            yield from _captures(inner)
+        if pattern.rest is not None:
+            yield pattern.rest
+    elif isinstance(pattern, ClassPattern):
+        for inner in [*pattern.positionals, *pattern.keyword_values]:
+            yield from _captures(inner)
 
 
 def _method_of_a_variable(callee: Expression) -> bool:
