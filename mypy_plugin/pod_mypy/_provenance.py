@@ -675,6 +675,7 @@ class Provenance:
             elif type(node) is Decorator:
                 self.decorators[id(node.func)] = node
                 for decorator in node.decorators:
+                    self._decorator_stores(decorator, node.func)
                     callee = decorator.callee if type(decorator) is CallExpr else decorator
                     if not _method_of_a_variable(callee):  # ``@registry.on(...)`` is one
                         self._attach(decorator, [_reference(node.func)])
@@ -692,6 +693,17 @@ class Provenance:
         if self._top_lines is None:
             self._top_lines = {statement.line for statement in self._checker.tree.defs}
         return statement.line in self._top_lines
+
+    def _decorator_stores(self, decorator: Expression, function: FuncDef) -> None:
+        """``@HANDLERS.append`` (or ``@getattr(HANDLERS, "append")``) calls the method on
+        the function: it may keep it."""
+        if type(decorator) is MemberExpr:
+            self._method_stores(decorator.expr, decorator.name, [_reference(function)])
+        elif type(decorator) is CallExpr:
+            read = _read_attribute_of(decorator)
+            if read is not None:
+                method = _attribute_name(decorator)
+                self._method_stores(read, method, [_reference(function)])
 
     def _function(self, node: FuncItem, pending: list[Node]) -> None:
         # What is pushed after the marker is popped before it: the function's own statements.
@@ -786,6 +798,10 @@ class Provenance:
             if call.args:
                 self._attach(callee, call.args)
         elif type(callee) is CallExpr or type(callee) is IndexExpr:
+            read = _read_attribute_of(callee)
+            if read is not None and isinstance(callee, CallExpr):
+                # ``getattr(X, "append")(v)`` is ``X.append(v)``
+                self._method_stores(read, _attribute_name(callee), call.args)
             if call.args:
                 self._attach(callee, call.args)
         elif isinstance(callee, SuperExpr):
@@ -848,18 +864,31 @@ class Provenance:
                 self._setup_hazards.append((callee.line, what))
 
     def _call(self, call: CallExpr, callee: MemberExpr) -> None:
-        var = root_binding(callee.expr, self._checker)
+        owner = callee.expr
+        if isinstance(owner, RefExpr) and isinstance(owner.node, TypeInfo):
+            # ``list.append(X, v)``: a method called through its class, on its first argument
+            # (``object.__setattr__(X, n, v)`` is read as ``X.n = v`` by ``_setattr_call``)
+            name = callee.name
+            if call.args and name != "__setattr__" and _instance_method(owner.node, name):
+                self._method_stores(call.args[0], name, call.args[1:])
+            return
+        self._method_stores(owner, callee.name, call.args)
+
+    def _method_stores(
+        self, receiver: Expression, method: str | None, values: Sequence[Expression]
+    ) -> None:
+        """``receiver.method(*values)`` (``method`` not known: a computed name) may keep the
+        values in the receiver's binding."""
+        var = root_binding(receiver, self._checker)
         if var is None:
             return  # ``"...".format(...)`` (every f-string), a call's result...
-        stores = callee.name in _STORING_METHODS
+        stores = method is None or method in _STORING_METHODS
         if not stores:
-            receiver = get_proper_type(self._checker.lookup_type_or_none(callee.expr))
+            typ = get_proper_type(self._checker.lookup_type_or_none(receiver))
             # A method of a user class may keep what it is given.
-            stores = isinstance(receiver, Instance) and not self._is_library(
-                receiver.type.module_name
-            )
+            stores = isinstance(typ, Instance) and not self._is_library(typ.type.module_name)
         if stores:
-            self._flows.setdefault(var, []).extend(call.args)
+            self._flows.setdefault(var, []).extend(values)
 
     # -- the fixpoint -------------------------------------------------------------------------
 
@@ -1075,6 +1104,24 @@ def _read_attribute_of(expr: Expression) -> Expression | None:
     if isinstance(callee, MemberExpr) and callee.name == "__getattribute__":
         return expr.args[0] if len(expr.args) == 2 else callee.expr
     return None
+
+
+def _attribute_name(call: CallExpr) -> str | None:
+    """The attribute a ``getattr(X, n)``-like call reads, when written as a literal."""
+    callee, args = call.callee, call.args
+    through_method = isinstance(callee, MemberExpr) and len(args) == 1
+    name = args[0] if through_method else args[1] if len(args) > 1 else None
+    return name.value if isinstance(name, StrExpr) else None
+
+
+def _instance_method(info: TypeInfo, name: str) -> bool:
+    """Whether ``info.name`` is a method that takes the instance first."""
+    symbol = info.get(name)
+    node = symbol.node if symbol is not None else None
+    if isinstance(node, OverloadedFuncDef):
+        return not node.is_static and not node.is_class
+    func = function_of(node)
+    return func is not None and not func.is_static and not func.is_class
 
 
 def _is_globals(expr: Expression) -> bool:
