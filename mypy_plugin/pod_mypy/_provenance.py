@@ -777,10 +777,47 @@ class Provenance:
                 self._add(expr.target, expr.value)
             elif isinstance(expr, CallExpr):
                 self._store_call(expr, special)
+        self._bound_method_stores(module)
         if not fullnames.isdisjoint(_HIDING_NAMES) or not attributes.isdisjoint(_NAMESPACES):
             hidden = _hidden_stores(module)
             if hidden:
                 self._note_hidden_stores(module.all, hidden)
+
+    def _bound_method_stores(self, module: ModuleExpressions) -> None:
+        """A method that keeps what it is given, called other than directly: through a
+        variable (``add = HANDLERS.append`` then ``add(v)``) or passed to a call
+        (``map(HANDLERS.append, values)``, ``partial(HANDLERS.append, v)``), which may give
+        it the call's other arguments."""
+        for var, values in self._given:
+            for method in self._bound_methods(var):
+                self._method_stores(method.expr, method.name, values)
+        storing = [member for member in module.members if member.name in _STORING_METHODS]
+        if not storing:
+            return
+        callees = {id(call.callee) for call in module.calls}
+        passed = {id(member): member for member in storing if id(member) not in callees}
+        for call in module.calls if passed else ():
+            for index, argument in enumerate(call.args):
+                given = passed.get(id(argument))
+                if given is not None:
+                    others = [*call.args[:index], *call.args[index + 1 :]]
+                    self._method_stores(given.expr, given.name, others)
+
+    def _bound_methods(self, var: Var) -> list[MemberExpr]:
+        """The bound methods (``X.append``) ``var`` may hold, through other variables."""
+        found: list[MemberExpr] = []
+        seen = {var}
+        pending = list(self._flows.get(var, ()))
+        while pending:
+            value = pending.pop()
+            if type(value) is MemberExpr:
+                found.append(value)
+            elif type(value) is NameExpr:
+                source = value.node
+                if isinstance(source, Var) and source not in seen:
+                    seen.add(source)
+                    pending.extend(self._flows.get(source, ()))
+        return found
 
     def _store_call(self, call: CallExpr, special: bool) -> None:
         """A call that may store its arguments, set an attribute or run source code (only
