@@ -778,6 +778,8 @@ class Provenance:
             elif isinstance(expr, CallExpr):
                 self._store_call(expr, special)
         self._bound_method_stores(module)
+        if "register" in attributes:
+            self._registrars_passed(module)
         if not fullnames.isdisjoint(_HIDING_NAMES) or not attributes.isdisjoint(_NAMESPACES):
             hidden = _hidden_stores(module)
             if hidden:
@@ -802,6 +804,14 @@ class Provenance:
                 if given is not None:
                     others = [*call.args[:index], *call.args[index + 1 :]]
                     self._method_stores(given.expr, given.name, others)
+
+    def _registrars_passed(self, module: ModuleExpressions) -> None:
+        """``map(f.register(int), [impl])``, ``apply(f.register, int, impl)``: a registering
+        callee passed to a call may be given the call's other arguments."""
+        for call in module.calls:
+            for index, argument in enumerate(call.args):
+                if type(argument) in _CHAINS and _callee_root(argument)[1]:
+                    self._attach(argument, [*call.args[:index], *call.args[index + 1 :]])
 
     def _bound_methods(self, var: Var) -> list[MemberExpr]:
         """The bound methods (``X.append``) ``var`` may hold, through other variables."""
@@ -1019,6 +1029,7 @@ _LEAVES: Final = frozenset(
 """Statements that bind nothing and hold no block (their calls are read separately)."""
 _NAME: Final = attrgetter("name")
 _FULLNAME: Final = attrgetter("fullname")
+_CHAINS: Final = frozenset({MemberExpr, CallExpr, IndexExpr})
 _PARTIALS: Final = frozenset({"functools.partial", "functools.partialmethod"})
 _FUNCTION_END: Final = GlobalDecl([])
 """Marks, on the walk's stack, where the statements of a function end."""
