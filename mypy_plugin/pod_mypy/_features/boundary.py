@@ -134,6 +134,8 @@ class KnownReference(NamedTuple):
     """The modules the answer depended on."""
     targets: tuple[Definition, ...]
     """The definitions it names."""
+    variables: tuple[Var, ...]
+    """The attributes it reads (a module may store into one: ``_Walker._stored``)."""
 
 
 @final
@@ -147,6 +149,15 @@ class LibraryAnswers:
         by the type's identity and by its value."""
         self.quiet: dict[object, tuple[bool, frozenset[str]]] = {}
         """Answers of ``_Walker._quiet``, by class or (with type arguments, a union) by type."""
+        self._immutable: dict[Type, bool] = {}
+
+    def immutable(self, typ: Type) -> bool:
+        """:func:`is_deeply_immutable`, once per type (by value) for the whole build: it reads
+        only the type and the classes' declarations."""
+        known = self._immutable.get(typ)
+        if known is None:
+            known = self._immutable[typ] = is_deeply_immutable(typ)
+        return known
 
 
 _INSTALLER_OWNERS: Final = frozenset({"logging", "asyncio"})
@@ -291,7 +302,7 @@ class _Walker:
             checker,
             expressions,
             reach.reaches_privileged,
-            is_deeply_immutable,
+            library.immutable,
         )
         self.findings = 0
         self.verdicts: dict[int, int] = {}
@@ -548,7 +559,9 @@ class _Walker:
             if id(known) not in self._applied:
                 self._applied.add(id(known))
                 self._reach.touched |= known.depended
-            return self._targets_code(known.targets, expr, hook_span)
+            return self._stored(known.variables, expr, hook_span) or self._targets_code(
+                known.targets, expr, hook_span
+            )
         outer = self._reach.touched
         depended: set[str] = set()
         self._reach.touched = depended
@@ -557,15 +570,35 @@ class _Walker:
         finally:
             outer |= depended
             self._reach.touched = outer
+        variables = tuple(_variables(expr, self._checker))
         targets = self._targets(expr)
+        found = found or self._stored(variables, expr, hook_span)
         found = found or self._targets_code(targets, expr, hook_span)
         if found is not None or typ is None:
             return found
         found = self._instance_code(typ, expr.line)
         if found is None and parts is not None and self._library_class(typ):
-            known = KnownReference(typ, frozenset(depended), targets)
+            known = KnownReference(typ, frozenset(depended), targets, variables)
             self._references[(id(typ), *parts)] = self._references[(typ, *parts)] = known
         return found
+
+    def _stored(
+        self, variables: Iterable[Var], expr: RefExpr, hook_span: tuple[int, int]
+    ) -> _Finding | None:
+        """An attribute of a library class (``handler.formatter``) this module stores into
+        (``HANDLER.formatter = Custom()``): what it stored is checked as a binding's
+        values are (what it derives from, the code it holds: ``Custom.format``)."""
+        for var in variables:
+            if not self.provenance.knows(var):
+                continue
+            derived = self.provenance.derivation(var)
+            if derived is not None:
+                text = HOLDS.format(name=var.name, origin=derived.origin, line=derived.line)
+                return _Finding(HOOK_BOUNDARY, text, expr.line)
+            found = self._follow_all(self.provenance.held_functions(var), hook_span, var.name)
+            if found is not None:
+                return found
+        return None
 
     def _library_class(self, typ: Type) -> bool:
         """Whether the values of ``typ`` are only of library classes (whose code
@@ -720,7 +753,7 @@ class _Walker:
                 return _Finding(HOOK_BOUNDARY, text, expr.line)
             return self._follow_all(self.provenance.held_functions(var), hook_span, var.name)
         if is_library(module, self._checker.modules):
-            return None
+            return self._stored([var], expr, hook_span) if isinstance(expr, RefExpr) else None
         seen = typ if typ is not None else var.type
         if not self._closed(seen):
             shown = format_type(seen, self._checker.options) if seen else '"Any"'
