@@ -603,7 +603,7 @@ class Provenance:
         )
         return self._checker.modules.get(module_id)
 
-    def _note_patch(self, target: MemberExpr) -> None:
+    def _note_patch(self, target: MemberExpr, verb: str = "assigning") -> None:
         base = target.expr
         what = ""
         if isinstance(base, RefExpr) and isinstance(base.node, MypyFile):
@@ -611,7 +611,7 @@ class Provenance:
         elif isinstance(base, RefExpr) and isinstance(base.node, TypeInfo):
             what = f'class "{base.node.name}"'
         if what:
-            self.patched[id(target)] = f'assigning attribute "{target.name}" of {what}'
+            self.patched[id(target)] = f'{verb} attribute "{target.name}" of {what}'
             assert isinstance(base, RefExpr)
             owner = base.node.fullname if isinstance(base.node, MypyFile) else ""
             if isinstance(base.node, TypeInfo):
@@ -619,12 +619,12 @@ class Provenance:
             if owner != self._checker.tree.fullname:
                 # Setup code may patch its own module, never another one.
                 self._setup_hazards.append(
-                    (target.line, f'assigning attribute "{target.name}" of {what}')
+                    (target.line, f'{verb} attribute "{target.name}" of {what}')
                 )
             return
         typ = get_proper_type(self._checker.lookup_type_or_none(base))
         if typ is not None and not isinstance(typ, Instance) and class_of(typ) is not None:
-            self.patched[id(target)] = f'assigning attribute "{target.name}" of a class'
+            self.patched[id(target)] = f'{verb} attribute "{target.name}" of a class'
 
     def _attach(self, receiver: Expression, values: list[Expression]) -> None:
         """Record ``values`` as code of the function a callee starts from (``f.register`` in
@@ -743,6 +743,7 @@ class Provenance:
             self._note_unbound_names(capture for p in node.patterns for capture in _captures(p))
         elif isinstance(node, DelStmt):
             self._note_unbound_names([node.expr])
+            self._note_deleted_attributes(node.expr)
         elif isinstance(node, FuncItem):
             self._function(node, pending)
         elif isinstance(node, OverloadedFuncDef):
@@ -758,6 +759,15 @@ class Provenance:
                 self._note_unbound_names(target.items)
             elif isinstance(target, NameExpr) and target.kind == GDEF:
                 self._note_global(target)
+
+    def _note_deleted_attributes(self, target: Expression) -> None:
+        """``del json.dumps``, ``del Policy.allow``: like assigning them."""
+        if isinstance(target, TupleExpr | ListExpr):
+            for item in target.items:
+                self._note_deleted_attributes(item)
+        elif isinstance(target, MemberExpr):
+            self._note_patch(target, "deleting")
+            self._note_replaced_code(target)
 
     def _expressions(self, module: ModuleExpressions) -> None:
         """Walrus targets, calls that may store their arguments, and ways to store out of
