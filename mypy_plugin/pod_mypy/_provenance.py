@@ -35,6 +35,7 @@ from mypy.nodes import (
     ComplexExpr,
     Context,
     Decorator,
+    DelStmt,
     DictExpr,
     Expression,
     ExpressionStmt,
@@ -74,6 +75,15 @@ from mypy.nodes import (
     Var,
     WhileStmt,
     WithStmt,
+)
+from mypy.patterns import (
+    AsPattern,
+    ClassPattern,
+    MappingPattern,
+    OrPattern,
+    Pattern,
+    SequencePattern,
+    StarredPattern,
 )
 from mypy.server.subexpr import get_subexpressions
 from mypy.types import (
@@ -132,28 +142,30 @@ def root_binding(expr: Expression, checker: TypeChecker) -> Var | None:
     """The variable an expression names (``X``, ``self.x``, ``Cls.x``), or the variable
     whose contents an element or attribute chain belongs to (``X[k]``, ``X.y[0]``)."""
     while True:
-        if isinstance(expr, NameExpr):
+        if type(expr) is NameExpr:
             return expr.node if isinstance(expr.node, Var) else None
-        owner = _namespace_owner(expr)
-        if _is_globals(expr):
-            return None
-        if owner is not None:
-            expr = owner  # ``X.__dict__``, ``vars(X)``: what is stored there is in X
-            continue
-        read = _read_attribute_of(expr)
-        if read is not None:
-            expr = read  # ``getattr(X, "a")``: part of X
-            continue
-        if isinstance(expr, MemberExpr):
+        if type(expr) is MemberExpr:
+            if expr.name == "__dict__":
+                expr = expr.expr  # what is stored in ``X.__dict__`` is in X
+                continue
             var = _member_var(expr, checker)
             if var is not None:
                 return var
             expr = expr.expr
-            continue
-        if isinstance(expr, IndexExpr):
+        elif type(expr) is IndexExpr:
             expr = expr.base
-            continue
-        return None
+        elif type(expr) is CallExpr:
+            if _is_globals(expr):
+                return None
+            # ``vars(X)``: what is stored there is in X; ``getattr(X, "a")``: part of X
+            owner = _namespace_owner(expr)
+            if owner is None:
+                owner = _read_attribute_of(expr)
+            if owner is None:
+                return None
+            expr = owner
+        else:
+            return None
 
 
 def _member_var(expr: MemberExpr, checker: TypeChecker) -> Var | None:
@@ -248,6 +260,8 @@ class Provenance:
 
     def derivation(self, var: Var) -> Derivation | None:
         """Why ``var`` holds a privileged object, or ``None`` if it does not."""
+        if self._closed_by_type(var):
+            return None  # cannot carry a reference, whatever it was built from
         self._complete()
         if var not in self._settled:
             self._settle(var)
@@ -359,12 +373,8 @@ class Provenance:
 
     def _add(self, target: Expression, value: Expression) -> None:
         if type(target) is NameExpr:  # the usual case, first
-            if target.kind == GDEF and self._in_a_function(target):
-                # ``global X`` then ``X = ...`` in a function rebinds a module attribute.
-                self.patched[id(target)] = f'rebinding module variable "{target.name}"'
-                if _code_node(target) is not None:
-                    what = f'rebinding "{target.name}" in a function'
-                    self._setup_hazards.append((target.line, what))
+            if target.kind == GDEF:
+                self._note_global(target)
             var = target.node if isinstance(target.node, Var) else None
         elif isinstance(target, TupleExpr | ListExpr):
             for item in target.items:
@@ -515,6 +525,15 @@ class Provenance:
             elif isinstance(proper, UnionType | TupleType):
                 pending.extend(proper.items)
         return True
+
+    def _note_global(self, target: NameExpr) -> None:
+        """``global X`` then ``X = ...`` (or ``del X``, ``except E as X``, ``case X:``) in a
+        function rebinds a module attribute."""
+        if self._in_a_function(target):
+            self.patched[id(target)] = f'rebinding module variable "{target.name}"'
+            if _code_node(target) is not None:
+                what = f'rebinding "{target.name}" in a function'
+                self._setup_hazards.append((target.line, what))
 
     def _in_a_function(self, target: NameExpr) -> bool:
         if not self._walked:
@@ -726,7 +745,7 @@ class Provenance:
         )
         return self._checker.modules.get(module_id)
 
-    def _note_patch(self, target: MemberExpr) -> None:
+    def _note_patch(self, target: MemberExpr, verb: str = "assigning") -> None:
         base = target.expr
         what = ""
         if isinstance(base, RefExpr) and isinstance(base.node, MypyFile):
@@ -734,7 +753,7 @@ class Provenance:
         elif isinstance(base, RefExpr) and isinstance(base.node, TypeInfo):
             what = f'class "{base.node.name}"'
         if what:
-            self.patched[id(target)] = f'assigning attribute "{target.name}" of {what}'
+            self.patched[id(target)] = f'{verb} attribute "{target.name}" of {what}'
             assert isinstance(base, RefExpr)
             owner = base.node.fullname if isinstance(base.node, MypyFile) else ""
             if isinstance(base.node, TypeInfo):
@@ -742,12 +761,12 @@ class Provenance:
             if owner != self._checker.tree.fullname:
                 # Setup code may patch its own module, never another one.
                 self._setup_hazards.append(
-                    (target.line, f'assigning attribute "{target.name}" of {what}')
+                    (target.line, f'{verb} attribute "{target.name}" of {what}')
                 )
             return
         typ = get_proper_type(self._checker.lookup_type_or_none(base))
         if typ is not None and not isinstance(typ, Instance) and class_of(typ) is not None:
-            self.patched[id(target)] = f'assigning attribute "{target.name}" of a class'
+            self.patched[id(target)] = f'{verb} attribute "{target.name}" of a class'
 
     def _attach(self, receiver: Expression, values: list[Expression]) -> None:
         """Record ``values`` as code of the function a callee starts from (``f.register`` in
@@ -798,6 +817,7 @@ class Provenance:
             elif type(node) is Decorator:
                 self.decorators[id(node.func)] = node
                 for decorator in node.decorators:
+                    self._decorator_stores(decorator, node.func)
                     callee = decorator.callee if type(decorator) is CallExpr else decorator
                     if not _method_of_a_variable(callee):  # ``@registry.on(...)`` is one
                         self._attach(decorator, [_reference(node.func)])
@@ -815,6 +835,17 @@ class Provenance:
         if self._top_lines is None:
             self._top_lines = {statement.line for statement in self._checker.tree.defs}
         return statement.line in self._top_lines
+
+    def _decorator_stores(self, decorator: Expression, function: FuncDef) -> None:
+        """``@HANDLERS.append`` (or ``@getattr(HANDLERS, "append")``) calls the method on
+        the function: it may keep it."""
+        if type(decorator) is MemberExpr:
+            self._method_stores(decorator.expr, decorator.name, [_reference(function)])
+        elif type(decorator) is CallExpr:
+            read = _read_attribute_of(decorator)
+            if read is not None:
+                method = _attribute_name(decorator)
+                self._method_stores(read, method, [_reference(function)])
 
     def _function(self, node: FuncItem, pending: list[Node]) -> None:
         # What is pushed after the marker is popped before it: the function's own statements.
@@ -848,14 +879,37 @@ class Provenance:
         elif isinstance(node, TryStmt):
             pending.extend([node.body, *node.handlers])
             pending.extend(b for b in (node.else_body, node.finally_body) if b is not None)
+            self._note_unbound_names(node.vars)
         elif isinstance(node, MatchStmt):
             pending.extend(node.bodies)
+            self._note_unbound_names(capture for p in node.patterns for capture in _captures(p))
+        elif isinstance(node, DelStmt):
+            self._note_unbound_names([node.expr])
+            self._note_deleted_attributes(node.expr)
         elif isinstance(node, FuncItem):
             self._function(node, pending)
         elif isinstance(node, OverloadedFuncDef):
             pending.extend(node.items)
             if node.impl is not None:
                 pending.append(node.impl)
+
+    def _note_unbound_names(self, targets: Iterable[Expression | None]) -> None:
+        """Names bound or deleted without a value the pass tracks (``except E as X``,
+        ``case X:``, ``del X``): only whether one rebinds a module variable matters."""
+        for target in targets:
+            if isinstance(target, TupleExpr | ListExpr):
+                self._note_unbound_names(target.items)
+            elif isinstance(target, NameExpr) and target.kind == GDEF:
+                self._note_global(target)
+
+    def _note_deleted_attributes(self, target: Expression) -> None:
+        """``del json.dumps``, ``del Policy.allow``: like assigning them."""
+        if isinstance(target, TupleExpr | ListExpr):
+            for item in target.items:
+                self._note_deleted_attributes(item)
+        elif isinstance(target, MemberExpr):
+            self._note_patch(target, "deleting")
+            self._note_replaced_code(target)
 
     def _expressions(self, module: ModuleExpressions) -> None:
         """Walrus targets, calls that may store their arguments, and ways to store out of
@@ -875,10 +929,57 @@ class Provenance:
                 self._add(expr.target, expr.value)
             elif isinstance(expr, CallExpr):
                 self._store_call(expr, special)
+        self._bound_method_stores(module)
+        if "register" in attributes:
+            self._registrars_passed(module)
         if not fullnames.isdisjoint(_HIDING_NAMES) or not attributes.isdisjoint(_NAMESPACES):
             hidden = _hidden_stores(module)
             if hidden:
                 self._note_hidden_stores(module.all, hidden)
+
+    def _bound_method_stores(self, module: ModuleExpressions) -> None:
+        """A method that keeps what it is given, called other than directly: through a
+        variable (``add = HANDLERS.append`` then ``add(v)``) or passed to a call
+        (``map(HANDLERS.append, values)``, ``partial(HANDLERS.append, v)``), which may give
+        it the call's other arguments."""
+        for var, values in self._given:
+            for method in self._bound_methods(var):
+                self._method_stores(method.expr, method.name, values)
+        storing = [member for member in module.members if member.name in _STORING_METHODS]
+        if not storing:
+            return
+        callees = {id(call.callee) for call in module.calls}
+        passed = {id(member): member for member in storing if id(member) not in callees}
+        for call in module.calls if passed else ():
+            for index, argument in enumerate(call.args):
+                given = passed.get(id(argument))
+                if given is not None:
+                    others = [*call.args[:index], *call.args[index + 1 :]]
+                    self._method_stores(given.expr, given.name, others)
+
+    def _registrars_passed(self, module: ModuleExpressions) -> None:
+        """``map(f.register(int), [impl])``, ``apply(f.register, int, impl)``: a registering
+        callee passed to a call may be given the call's other arguments."""
+        for call in module.calls:
+            for index, argument in enumerate(call.args):
+                if type(argument) in _CHAINS and _callee_root(argument)[1]:
+                    self._attach(argument, [*call.args[:index], *call.args[index + 1 :]])
+
+    def _bound_methods(self, var: Var) -> list[MemberExpr]:
+        """The bound methods (``X.append``) ``var`` may hold, through other variables."""
+        found: list[MemberExpr] = []
+        seen = {var}
+        pending = list(self._flows.get(var, ()))
+        while pending:
+            value = pending.pop()
+            if type(value) is MemberExpr:
+                found.append(value)
+            elif type(value) is NameExpr:
+                source = value.node
+                if isinstance(source, Var) and source not in seen:
+                    seen.add(source)
+                    pending.extend(self._flows.get(source, ()))
+        return found
 
     def _store_call(self, call: CallExpr, special: bool) -> None:
         """A call that may store its arguments, set an attribute or run source code (only
@@ -896,6 +997,10 @@ class Provenance:
             if call.args:
                 self._attach(callee, call.args)
         elif type(callee) is CallExpr or type(callee) is IndexExpr:
+            read = _read_attribute_of(callee)
+            if read is not None and isinstance(callee, CallExpr):
+                # ``getattr(X, "append")(v)`` is ``X.append(v)``
+                self._method_stores(read, _attribute_name(callee), call.args)
             if call.args:
                 self._attach(callee, call.args)
         elif isinstance(callee, SuperExpr):
@@ -958,34 +1063,49 @@ class Provenance:
                 self._setup_hazards.append((callee.line, what))
 
     def _call(self, call: CallExpr, callee: MemberExpr) -> None:
-        var = root_binding(callee.expr, self._checker)
-        if var is None or not call.args:
-            return  # ``"...".format(...)`` (every f-string), a call's result...
-        receiver = get_proper_type(self._checker.lookup_type_or_none(callee.expr))
-        if isinstance(receiver, Instance) and not self._is_library(receiver.type.module_name):
-            # A method of a user class may keep what it is given (its body is followed).
-            self._flows.setdefault(var, []).extend(call.args)
+        owner = callee.expr
+        if isinstance(owner, RefExpr) and isinstance(owner.node, TypeInfo):
+            # ``list.append(X, v)``: a method called through its class, on its first argument
+            # (``object.__setattr__(X, n, v)`` is read as ``X.n = v`` by ``_setattr_call``)
+            name = callee.name
+            if call.args and name != "__setattr__" and _instance_method(owner.node, name):
+                self._method_stores(call.args[0], name, call.args[1:])
             return
-        if callee.name in _STORING_METHODS:
-            kept = list(call.args)
+        self._method_stores(owner, callee.name, call.args)
+
+    def _method_stores(
+        self, receiver: Expression, method: str | None, values: Sequence[Expression]
+    ) -> None:
+        """``receiver.method(*values)`` (``method`` not known: a computed name) may keep the
+        values in the receiver's binding."""
+        var = root_binding(receiver, self._checker)
+        if var is None or not values:
+            return  # ``"...".format(...)`` (every f-string), a call's result...
+        typ = get_proper_type(self._checker.lookup_type_or_none(receiver))
+        if isinstance(typ, Instance) and not self._is_library(typ.type.module_name):
+            # A method of a user class may keep what it is given (its body is followed).
+            self._flows.setdefault(var, []).extend(values)
+            return
+        if method is None or method in _STORING_METHODS:
+            kept = list(values)
         elif self._closed_by_type(var):
             return  # an immutable object keeps nothing
         else:
             # Any method of a library object may keep what it is given
             # (``HANDLER.setFormatter(f)``, ``REGISTRY.register(cb)``): what could hold
             # code or a reference flows into the binding that holds the object.
-            kept = [argument for argument in call.args if not self._harmless(argument)]
+            kept = [value for value in values if not self._harmless(value)]
         if not kept:
             return
-        host = isinstance(receiver, Instance) and _top(receiver.type.module_name) in HOST_PACKAGES
+        # llm-pod's own objects keep what the plugin checks itself (``registry.on``).
+        host = isinstance(typ, Instance) and _top(typ.type.module_name) in HOST_PACKAGES
         if var in self._parameters and not host and not all(map(self._harmless, kept)):
-            # (llm-pod's own objects keep what the plugin checks itself: registry.on)
             # The caller's object: what is stored in it is out of this binding's sight.
             what = (
                 f'storing what could hold code or a reference into parameter "{var.name}" '
-                f'(by "{callee.name}")'
+                f'(by "{method or "a computed name"}")'
             )
-            self._setup_hazards.append((call.line, what))
+            self._setup_hazards.append((kept[0].line, what))
         self._flows.setdefault(var, []).extend(kept)
 
     # -- the fixpoint -------------------------------------------------------------------------
@@ -1080,6 +1200,7 @@ _LEAVES: Final = frozenset(
 """Statements that bind nothing and hold no block (their calls are read separately)."""
 _NAME: Final = attrgetter("name")
 _FULLNAME: Final = attrgetter("fullname")
+_CHAINS: Final = frozenset({MemberExpr, CallExpr, IndexExpr})
 _PARTIALS: Final = frozenset({"functools.partial", "functools.partialmethod"})
 _FUNCTION_END: Final = GlobalDecl([])
 """Marks, on the walk's stack, where the statements of a function end."""
@@ -1113,18 +1234,21 @@ def _reference(value: FuncDef | TypeInfo) -> NameExpr:
     return name
 
 
-def _code_in(value: Expression) -> Iterable[FuncItem | TypeInfo]:
+def _code_in(value: Expression) -> list[FuncItem | TypeInfo]:
     """The functions, lambdas and classes an expression names or holds."""
-    for expr in _with_parts(value):
+    found: list[FuncItem | TypeInfo] = []
+    # A name holds no other expression: the usual argument needs no traversal.
+    for expr in [value] if type(value) is NameExpr else _with_parts(value):
         if isinstance(expr, LambdaExpr):
-            yield expr
+            found.append(expr)
         elif isinstance(expr, RefExpr):
             if isinstance(expr.node, TypeInfo):
-                yield expr.node
+                found.append(expr.node)
             else:
                 func = function_of(expr.node)
                 if func is not None:
-                    yield func
+                    found.append(func)
+    return found
 
 
 @final
@@ -1206,6 +1330,24 @@ def _read_attribute_of(expr: Expression) -> Expression | None:
     return None
 
 
+def _attribute_name(call: CallExpr) -> str | None:
+    """The attribute a ``getattr(X, n)``-like call reads, when written as a literal."""
+    callee, args = call.callee, call.args
+    through_method = isinstance(callee, MemberExpr) and len(args) == 1
+    name = args[0] if through_method else args[1] if len(args) > 1 else None
+    return name.value if isinstance(name, StrExpr) else None
+
+
+def _instance_method(info: TypeInfo, name: str) -> bool:
+    """Whether ``info.name`` is a method that takes the instance first."""
+    symbol = info.get(name)
+    node = symbol.node if symbol is not None else None
+    if isinstance(node, OverloadedFuncDef):
+        return not node.is_static and not node.is_class
+    func = function_of(node)
+    return func is not None and not func.is_static and not func.is_class
+
+
 def _is_globals(expr: Expression) -> bool:
     """``globals()``, or ``vars()``/``locals()`` without an argument (at module level, the
     same dictionary)."""
@@ -1248,6 +1390,29 @@ def _callee_root(callee: Expression) -> tuple[Expression, bool, bool]:
             root = root.base
         else:
             return root, registers, method
+
+
+def _captures(pattern: Pattern) -> Iterable[NameExpr]:
+    """The names a ``case`` pattern binds."""
+    if isinstance(pattern, AsPattern):
+        if pattern.name is not None:
+            yield pattern.name
+        if pattern.pattern is not None:
+            yield from _captures(pattern.pattern)
+    elif isinstance(pattern, OrPattern | SequencePattern):
+        for inner in pattern.patterns:
+            yield from _captures(inner)
+    elif isinstance(pattern, StarredPattern):
+        if pattern.capture is not None:
+            yield pattern.capture
+    elif isinstance(pattern, MappingPattern):
+        for inner in pattern.values:
+            yield from _captures(inner)
+        if pattern.rest is not None:
+            yield pattern.rest
+    elif isinstance(pattern, ClassPattern):
+        for inner in [*pattern.positionals, *pattern.keyword_values]:
+            yield from _captures(inner)
 
 
 def _method_of_a_variable(callee: Expression) -> bool:

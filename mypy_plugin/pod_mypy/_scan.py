@@ -45,7 +45,8 @@ class ModuleExpressions:
             NameExpr: self.names,
             AssignmentExpr: self.walruses,
         }
+        kind_of = buckets.get
         for expr in self.all:
-            bucket = buckets.get(type(expr))
+            bucket = kind_of(type(expr))
             if bucket is not None:
                 bucket.append(expr)
