@@ -17,30 +17,39 @@ class (monkeypatching).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
-from typing import Final, NamedTuple, final
+from collections.abc import Callable, Iterable, Sequence
+from operator import attrgetter
+from typing import Final, NamedTuple, cast, final
 
 from mypy.checker import TypeChecker
 from mypy.nodes import (
     GDEF,
+    VAR_NO_INFO,
     AssertStmt,
     AssignmentExpr,
     AssignmentStmt,
     Block,
+    BytesExpr,
     CallExpr,
     ClassDef,
+    ComplexExpr,
     Context,
     Decorator,
+    DelStmt,
+    DictExpr,
     Expression,
     ExpressionStmt,
+    FloatExpr,
     ForStmt,
     FuncDef,
     FuncItem,
+    GlobalDecl,
     IfStmt,
     Import,
     ImportAll,
     ImportFrom,
     IndexExpr,
+    IntExpr,
     LambdaExpr,
     ListExpr,
     MatchStmt,
@@ -54,6 +63,7 @@ from mypy.nodes import (
     RaiseStmt,
     RefExpr,
     ReturnStmt,
+    SetExpr,
     StarExpr,
     Statement,
     StrExpr,
@@ -66,13 +76,30 @@ from mypy.nodes import (
     WhileStmt,
     WithStmt,
 )
+from mypy.patterns import (
+    AsPattern,
+    ClassPattern,
+    MappingPattern,
+    OrPattern,
+    Pattern,
+    SequencePattern,
+    StarredPattern,
+)
 from mypy.server.subexpr import get_subexpressions
-from mypy.types import Instance, Type, get_proper_type
+from mypy.types import (
+    Instance,
+    NoneType,
+    TupleType,
+    Type,
+    TypeAliasType,
+    UnionType,
+    get_proper_type,
+)
 from mypy.util import correct_relative_import
 
 from ._consts import MODULE_HAZARD, PROCESS_WIDE_LISTS
 from ._defs import class_of, function_of
-from ._origin import is_library
+from ._origin import HOST_PACKAGES, is_library
 from ._scan import ModuleExpressions
 
 __all__ = ["Derivation", "Provenance", "root_binding"]
@@ -111,38 +138,34 @@ class Derivation(NamedTuple):
     """Where that expression is."""
 
 
-@final
-class _Flow(NamedTuple):
-    value: Expression
-    line: int
-
-
 def root_binding(expr: Expression, checker: TypeChecker) -> Var | None:
     """The variable an expression names (``X``, ``self.x``, ``Cls.x``), or the variable
     whose contents an element or attribute chain belongs to (``X[k]``, ``X.y[0]``)."""
     while True:
-        if isinstance(expr, NameExpr):
+        if type(expr) is NameExpr:
             return expr.node if isinstance(expr.node, Var) else None
-        owner = _namespace_owner(expr)
-        if _is_globals(expr):
-            return None
-        if owner is not None:
-            expr = owner  # ``X.__dict__``, ``vars(X)``: what is stored there is in X
-            continue
-        read = _read_attribute_of(expr)
-        if read is not None:
-            expr = read  # ``getattr(X, "a")``: part of X
-            continue
-        if isinstance(expr, MemberExpr):
+        if type(expr) is MemberExpr:
+            if expr.name == "__dict__":
+                expr = expr.expr  # what is stored in ``X.__dict__`` is in X
+                continue
             var = _member_var(expr, checker)
             if var is not None:
                 return var
             expr = expr.expr
-            continue
-        if isinstance(expr, IndexExpr):
+        elif type(expr) is IndexExpr:
             expr = expr.base
-            continue
-        return None
+        elif type(expr) is CallExpr:
+            if _is_globals(expr):
+                return None
+            # ``vars(X)``: what is stored there is in X; ``getattr(X, "a")``: part of X
+            owner = _namespace_owner(expr)
+            if owner is None:
+                owner = _read_attribute_of(expr)
+            if owner is None:
+                return None
+            expr = owner
+        else:
+            return None
 
 
 def _member_var(expr: MemberExpr, checker: TypeChecker) -> Var | None:
@@ -171,7 +194,8 @@ class Provenance:
         self._checker = checker
         self._reaches = reaches
         self._immutable = immutable
-        self._flows: dict[Var, list[_Flow]] = {}
+        self._flows: dict[Var, list[Expression]] = {}
+        """The expressions that flow into each binding, in the order the pass meets them."""
         self._derived: dict[Var, Derivation] = {}
         self._settled: set[Var] = set()
         self.patched: dict[int, str] = {}
@@ -194,8 +218,27 @@ class Provenance:
         self._sources: dict[Var, set[Var]] = {}
         self._parameters: set[Var] = set()
         self._function_spans: list[tuple[int, int]] = []
+        self._function_depth = 0
+        """How many functions the walk is in."""
+        self._walked = False
+        self._closed_vars: dict[Var, bool] = {}
+        self._attached_code: dict[int, list[FuncItem | TypeInfo]] = {}
+        self._given: list[tuple[Var, list[Expression]]] = []
+        """Values given to a call through a variable, for the functions it may hold."""
+        self._callee_memo: dict[Var, set[FuncDef]] = {}
+        """Answers of :meth:`attached` (asked once per function the module's hooks call)."""
+        self._library_modules: dict[str, bool] = {}
+        self._harmless_vars: dict[Var, bool] = {}
+        self._harmless_types: dict[int, tuple[Type, bool]] = {}
+        """Answers of :meth:`_harmless_type` by the type's identity (the type map keeps the
+        module's types alive)."""
         self._source_cache: list[str] | None = None
-        self._top_lines = {statement.line for statement in checker.tree.defs}
+        self._top_lines: set[int] | None = None
+        # Most modules name neither anywhere: their ``if`` statements need no look.
+        self._mentions_type_checking = not (
+            _TYPE_CHECKING_NAMES.isdisjoint(map(_NAME, expressions.names))
+            and _TYPE_CHECKING_NAMES.isdisjoint(map(_NAME, expressions.members))
+        )
         self._walk(checker.tree.defs)
         for statements in (checker.tree.defs, *(info.defn.defs.body for info in self.classes)):
             self._note_rebindings(statements)
@@ -217,6 +260,8 @@ class Provenance:
 
     def derivation(self, var: Var) -> Derivation | None:
         """Why ``var`` holds a privileged object, or ``None`` if it does not."""
+        if self._closed_by_type(var):
+            return None  # cannot carry a reference, whatever it was built from
         self._complete()
         if var not in self._settled:
             self._settle(var)
@@ -231,7 +276,7 @@ class Provenance:
     def values(self, var: Var) -> list[Expression]:
         """The expressions that flow into ``var`` in this module."""
         self._complete()
-        return [flow.value for flow in self._flows.get(var, ())]
+        return list(self._flows.get(var, ()))
 
     def knows(self, var: Var) -> bool:
         """Whether some value flows into ``var`` in this module."""
@@ -268,8 +313,8 @@ class Provenance:
         """The functions, lambdas and classes of this module the values of ``var`` may hold
         or run (each one is code hook code may run when it uses ``var``)."""
         self._complete()
-        for flow in self._flows.get(var, ()):
-            yield from _code_in(flow.value)
+        for value in self._flows.get(var, ()):
+            yield from _code_in(value)
         # ``H2 = HANDLER``: what the bindings it is built from hold (not through values that
         # cannot hold code, ``COUNT = len(HANDLERS)``).
         seen = {var}
@@ -279,8 +324,8 @@ class Provenance:
             if source in seen or self._closed_by_type(source):
                 continue
             seen.add(source)
-            for flow in self._flows.get(source, ()):
-                yield from _code_in(flow.value)
+            for value in self._flows.get(source, ()):
+                yield from _code_in(value)
             pending.extend(self._sources_of(source))
 
     def attached(self, function: FuncItem | TypeInfo) -> Iterable[FuncItem | TypeInfo]:
@@ -290,61 +335,228 @@ class Provenance:
         its scope (a conditional or redefined ``def``/``class``, an import it replaces or that
         replaces it, a function assigned to its name): mypy keeps one of them, the run any."""
         self._complete()
-        for value in self._attached.get(id(function), ()):
-            yield from _code_in(value)
+        key = id(function)
+        code = self._attached_code.get(key)
+        if code is None:
+            values = list(self._attached.get(key, ()))
+            for var, given in self._given:
+                if function in self._called_through(var):
+                    values.extend(given)
+            code = self._attached_code[key] = [c for value in values for c in _code_in(value)]
+        return code
+
+    def _called_through(self, var: Var) -> set[FuncDef]:
+        """The functions a call through ``var`` may start from (``reg = f.register``,
+        ``HANDLERS = [f.register]``, ``H2 = reg``: ``f``), from every value bound to it."""
+        found = self._callee_memo.get(var)
+        if found is None:
+            found = self._callee_memo[var] = set()
+            seen = {var}
+            pending = list(self._flows.get(var, ()))
+            while pending:
+                root, registers, method = _callee_root(pending.pop())
+                if isinstance(root, ListExpr | TupleExpr | SetExpr):
+                    pending.extend(root.items)
+                elif isinstance(root, DictExpr):
+                    pending.extend(value for _, value in root.items)
+                elif isinstance(root, NameExpr) and isinstance(root.node, Var):
+                    if (registers or not method) and root.node not in seen:
+                        seen.add(root.node)
+                        pending.extend(self._flows.get(root.node, ()))
+                elif isinstance(root, NameExpr):
+                    owner = function_of(root.node)
+                    if owner is not None:
+                        found.add(owner)
+        return found
 
     # -- the pass -------------------------------------------------------------------------
 
     def _add(self, target: Expression, value: Expression) -> None:
-        if isinstance(target, TupleExpr | ListExpr):
+        if type(target) is NameExpr:  # the usual case, first
+            if target.kind == GDEF:
+                self._note_global(target)
+            var = target.node if isinstance(target.node, Var) else None
+        elif isinstance(target, TupleExpr | ListExpr):
             for item in target.items:
                 self._add(item, value)
             return
-        if isinstance(target, StarExpr):
+        elif isinstance(target, StarExpr):
             self._add(target.expr, value)
             return
-        base = target.base if isinstance(target, IndexExpr) else None
-        namespace = _namespace_owner(target.base) if isinstance(target, IndexExpr) else None
-        if isinstance(target, IndexExpr) and namespace is not None:
-            # ``X.__dict__["a"] = v``, ``vars(X)["a"] = v``, ``globals()["a"] = v``
-            self._set_attribute(namespace, target.index, value)
-            return
-        if isinstance(base, RefExpr) and base.fullname in PROCESS_WIDE_LISTS:
-            self._setup_hazards.append((target.line, f"changing {base.fullname}"))
-        if isinstance(target, MemberExpr):
-            self._note_patch(target)
-            self._note_replaced_code(target)
-        elif (
-            isinstance(target, NameExpr)
-            and target.kind == GDEF
-            and any(first <= target.line <= last for first, last in self._function_spans)
+        else:
+            if isinstance(target, IndexExpr):
+                base = target.base
+                namespace = _namespace_owner(base)
+                if namespace is not None:
+                    # ``X.__dict__["a"] = v``, ``vars(X)["a"] = v``, ``globals()["a"] = v``
+                    self._set_attribute(namespace, target.index, value)
+                    return
+                if isinstance(base, RefExpr) and base.fullname in PROCESS_WIDE_LISTS:
+                    self._setup_hazards.append((target.line, f"changing {base.fullname}"))
+            elif isinstance(target, MemberExpr):
+                self._note_patch(target)
+                self._note_replaced_code(target)
+                for holder in self._member_store(target, value):
+                    self._flows.setdefault(holder, []).append(value)
+            var = root_binding(target, self._checker)
+        if var is not None:
+            self._flows.setdefault(var, []).append(value)
+            self._note_alias(var, value)
+
+    def _member_store(self, target: MemberExpr, value: Expression) -> list[Var]:
+        """``R.name = value`` where mypy's variable for ``R.name`` is not the whole story:
+        through a union, the attribute of every member's class; into an object of a library
+        class, the binding of this module that holds it (the library's own code may run
+        what it is given whenever the object is used). A value that can hold neither code
+        nor a reference (deeply immutable, of library classes) goes anywhere; otherwise the
+        store is refused where the plugin cannot follow it: into an object whose class it
+        cannot tell (``Any``, ``object``), one of another module of the project, or a
+        library object no binding of this module holds (a parameter's, a call's result)."""
+        base = target.expr
+        if isinstance(base, RefExpr) and (
+            isinstance(base.node, MypyFile | TypeInfo) or function_of(base.node) is not None
         ):
-            # ``global X`` then ``X = ...`` in a function rebinds a module attribute.
+            return []  # a module's, class's or function's attribute: _note_patch, refused
+        receiver = get_proper_type(self._checker.lookup_type_or_none(base))
+        items: list[Type | None] = (
+            list(receiver.items) if isinstance(receiver, UnionType) else [receiver]
+        )
+        here = self._checker.tree.fullname
+        holders: list[Var] = []
+        harmless: bool | None = None
+        for member in items:
+            item = get_proper_type(member)
+            if isinstance(item, NoneType):
+                continue
+            owner = item.type if isinstance(item, Instance) else None
+            if owner is None and class_of(item) is not None:
+                continue  # a class object (``type(x).a = v``): _note_patch
+            if owner is not None and owner.fullname == "types.ModuleType":
+                continue  # a module object: refused by _note_replaced_code
+            if owner is not None and (owner.fullname == "builtins.object" or owner.is_protocol):
+                owner = None  # it may be an instance of any class
+            if owner is not None and owner.module_name == here:
+                if len(items) > 1:  # mypy names no variable for a union's attribute
+                    holders.extend(self._union_member(owner, target))
+                continue
+            if harmless is None:
+                harmless = self._harmless(value)
+            if harmless:
+                continue
+            if owner is None:
+                what = f'assigning attribute "{target.name}" of a value whose class is unknown'
+            elif self._is_library(owner.module_name):
+                holder = root_binding(base, self._checker)
+                if holder is not None and self._owned(holder):
+                    holders.append(holder)
+                    continue
+                what = (
+                    f'assigning attribute "{target.name}" of a "{owner.name}" object no '
+                    "binding of this module holds"
+                )
+            else:
+                what = (
+                    f'assigning attribute "{target.name}" of a "{owner.name}" of module '
+                    f'"{owner.module_name}"'
+                )
+            self._setup_hazards.append((target.line, what))
+        return holders
+
+    def _union_member(self, owner: TypeInfo, target: MemberExpr) -> list[Var]:
+        symbol = owner.get(target.name)
+        if symbol is not None and isinstance(symbol.node, Var):
+            return [symbol.node]
+        if symbol is not None and function_of(symbol.node) is not None:
+            what = f'replacing method "{owner.name}.{target.name}"'
+            self._setup_hazards.append((target.line, what))
+        return []
+
+    def _owned(self, var: Var) -> bool:
+        """A binding of this module's own code: a module variable, a class attribute, a local
+        variable; not a parameter (the caller's object) nor another module's variable."""
+        if var in self._parameters:
+            return False
+        if var.info is not VAR_NO_INFO:
+            return var.info.module_name == self._checker.tree.fullname
+        module, dot, _ = var.fullname.rpartition(".")
+        return not dot or module == self._checker.tree.fullname
+
+    def _harmless(self, value: Expression) -> bool:
+        """A value that holds no code and no reference: of a deeply immutable type made of
+        library classes only (``"x"``, ``3``, ``("a", 1)``)."""
+        kind = type(value)
+        if kind in _LITERALS:
+            return True
+        if kind is NameExpr or kind is MemberExpr:
+            var = cast(RefExpr, value).node
+            if type(var) is Var:  # judged by its declared type, once per binding
+                assert isinstance(var, Var)
+                known = self._harmless_vars.get(var)
+                if known is None:
+                    known = var.type is not None and self._harmless_type(var.type)
+                    self._harmless_vars[var] = known
+                return known
+        typ = self._checker.lookup_type_or_none(value)
+        return typ is not None and self._harmless_type(typ)
+
+    def _harmless_type(self, typ: Type) -> bool:
+        known = self._harmless_types.get(id(typ))
+        if known is not None and known[0] is typ:
+            return known[1]
+        harmless = self._immutable(typ) and self._library_classes_only(typ)
+        self._harmless_types[id(typ)] = (typ, harmless)
+        return harmless
+
+    def _library_classes_only(self, typ: Type) -> bool:
+        """Whether every class of the instances a value of ``typ`` may be is a library's."""
+        pending = [typ]
+        expanded: set[str] = set()
+        while pending:
+            current = pending.pop()
+            if isinstance(current, TypeAliasType) and current.alias is not None:
+                if current.alias.fullname in expanded:
+                    continue
+                expanded.add(current.alias.fullname)
+            proper = get_proper_type(current)
+            if isinstance(proper, Instance):
+                if not self._is_library(proper.type.module_name):
+                    return False
+                pending.extend(proper.args)
+            elif isinstance(proper, UnionType | TupleType):
+                pending.extend(proper.items)
+        return True
+
+    def _note_global(self, target: NameExpr) -> None:
+        """``global X`` then ``X = ...`` (or ``del X``, ``except E as X``, ``case X:``) in a
+        function rebinds a module attribute."""
+        if self._in_a_function(target):
             self.patched[id(target)] = f'rebinding module variable "{target.name}"'
             if _code_node(target) is not None:
                 what = f'rebinding "{target.name}" in a function'
                 self._setup_hazards.append((target.line, what))
 
-        var = root_binding(target, self._checker)
-        if var is not None:
-            self._flows.setdefault(var, []).append(_Flow(value, value.line))
-            self._note_alias(var, value)
+    def _in_a_function(self, target: NameExpr) -> bool:
+        if not self._walked:
+            return self._function_depth > 0  # during the walk: known exactly
+        return any(first <= target.line <= last for first, last in self._function_spans)
 
     def _note_alias(self, var: Var, value: Expression) -> None:
         """``M = L``, ``D = X.__dict__``, ``E = X.items[0]``: ``var`` is (part of) another
         binding's mutable value, so what is stored through ``var`` is stored there too."""
         self._passed.add(id(value))
-        if not isinstance(value, NameExpr | MemberExpr | IndexExpr | CallExpr):
+        if type(value) not in _ALIASING:
             return
-        if isinstance(value, CallExpr) and _namespace_owner(value) is None:
-            return
-        if var.type is not None and self._immutable(var.type):
+        if isinstance(value, CallExpr) and (
+            not isinstance(value.callee, RefExpr)
+            or value.callee.fullname not in _NAMESPACE_CALLS
+            or _namespace_owner(value) is None
+        ):
             return
         alias = root_binding(value, self._checker)
-        if alias is not None and alias is not var:
+        if alias is not None and alias is not var and not self._closed_by_type(var):
             reference = NameExpr(var.name)
             reference.node = var
-            self._flows.setdefault(alias, []).append(_Flow(reference, value.line))
+            self._flows.setdefault(alias, []).append(reference)
 
     def _set_attribute(self, owner: Expression, name: Expression, value: Expression) -> None:
         """``setattr(X, "a", v)`` (and ``X.__setattr__``, ``object.__setattr__``,
@@ -366,7 +578,7 @@ class Provenance:
                 (owner.line, f"setting an attribute of {shown} by a computed name")
             )
             return
-        self._flows.setdefault(var, []).append(_Flow(value, value.line))
+        self._flows.setdefault(var, []).append(value)
 
     def _attribute_target(self, owner: Expression, name: str) -> Expression | None:
         if _is_globals(owner):
@@ -422,11 +634,11 @@ class Provenance:
     def _note_rebindings(self, statements: list[Statement]) -> None:
         """Attach to each function and class bound to a name of one scope (the module, a
         class body) every other binding of that name there."""
+        first: dict[str, tuple[Node, NameExpr | None]] = {}
         bound: dict[str, list[tuple[Node, NameExpr | None]]] = {}
-        self._bindings(statements, bound)
-        for name, raw in bound.items():
-            if len(raw) < 2:
-                continue  # the usual case: nothing more to read
+        self._bindings(statements, first, bound)
+        for name in [name for name in first if name in bound] if bound else ():
+            raw = bound[name]
             bindings = [self._binding(name, node, lvalue) for node, lvalue in raw]
             owners = [b.code for b in bindings if b.code is not None]
             if not owners:
@@ -441,42 +653,72 @@ class Provenance:
                         self._attached.setdefault(id(owner), []).append(binding.value)
                 if binding.variable is not None:  # ``helper = None`` then ``def helper()``
                     self._flows.setdefault(binding.variable, []).extend(
-                        _Flow(_reference(owner), binding.value.line) for owner in owners
+                        _reference(owner) for owner in owners
                     )
 
     def _bindings(
-        self, statements: Iterable[Node], bound: dict[str, list[tuple[Node, NameExpr | None]]]
+        self,
+        statements: Iterable[Node],
+        first: dict[str, tuple[Node, NameExpr | None]],
+        again: dict[str, list[tuple[Node, NameExpr | None]]],
     ) -> None:
         """Every statement that binds a name in one scope (``def``, ``class``, ``import``,
-        ``name = value``), through ``if``/``try``/loops but not into functions or classes."""
+        ``name = value``), through ``if``/``try``/loops but not into functions or classes:
+        each name's first binding in ``first``; all of them, in order, in ``again`` for a
+        name bound more than once (the usual case is once: nothing more to read)."""
+
+        def bind_again(name: str, node: Node, lvalue: NameExpr | None = None) -> None:
+            if name in again:
+                again[name].append((node, lvalue))
+            else:
+                again[name] = [first[name], (node, lvalue)]
+
         for node in statements:
-            if isinstance(node, FuncDef | Decorator | OverloadedFuncDef | ClassDef):
-                bound.setdefault(node.name, []).append((node, None))
-            elif isinstance(node, AssignmentStmt):
+            kind = type(node)
+            if kind in _LEAVES:
+                if kind is ImportFrom:
+                    assert isinstance(node, ImportFrom)
+                    for name, alias in node.names:
+                        if (alias or name) in first:
+                            bind_again(alias or name, node)
+                        else:
+                            first[alias or name] = (node, None)
+                elif kind is ImportAll:
+                    assert isinstance(node, ImportAll)
+                    module = self._imported_module(node)
+                    for name, symbol in module.names.items() if module is not None else ():
+                        if symbol.module_public and symbol.node is not None:
+                            if name in first:
+                                bind_again(name, node)
+                            else:
+                                first[name] = (node, None)
+            elif kind is AssignmentStmt:
+                assert isinstance(node, AssignmentStmt)
                 for lvalue in node.lvalues:
                     if isinstance(lvalue, NameExpr):
-                        bound.setdefault(lvalue.name, []).append((node, lvalue))
-            elif isinstance(node, ImportFrom):
-                for name, alias in node.names:
-                    bound.setdefault(alias or name, []).append((node, None))
-            elif isinstance(node, ImportAll):
-                module = self._imported_module(node)
-                for name, symbol in module.names.items() if module is not None else ():
-                    if symbol.module_public and symbol.node is not None:
-                        bound.setdefault(name, []).append((node, None))
+                        if lvalue.name in first:
+                            bind_again(lvalue.name, node, lvalue)
+                        else:
+                            first[lvalue.name] = (node, lvalue)
+            elif kind in _DEFINITIONS:
+                name = cast(FuncDef | Decorator | OverloadedFuncDef | ClassDef, node).name
+                if name in first:
+                    bind_again(name, node)
+                else:
+                    first[name] = (node, None)
             elif isinstance(node, IfStmt):
-                self._bindings([*node.body, *_optional(node.else_body)], bound)
+                self._bindings([*node.body, *_optional(node.else_body)], first, again)
             elif isinstance(node, TryStmt):
                 blocks = [node.body, *node.handlers, *_optional(node.else_body)]
-                self._bindings([*blocks, *_optional(node.finally_body)], bound)
+                self._bindings([*blocks, *_optional(node.finally_body)], first, again)
             elif isinstance(node, ForStmt | WhileStmt):
-                self._bindings([node.body, *_optional(node.else_body)], bound)
+                self._bindings([node.body, *_optional(node.else_body)], first, again)
             elif isinstance(node, WithStmt):
-                self._bindings([node.body], bound)
+                self._bindings([node.body], first, again)
             elif isinstance(node, MatchStmt):
-                self._bindings(node.bodies, bound)
+                self._bindings(node.bodies, first, again)
             elif isinstance(node, Block):
-                self._bindings(node.body, bound)
+                self._bindings(node.body, first, again)
 
     def _binding(self, name: str, node: Node, lvalue: NameExpr | None) -> _Binding:
         if isinstance(node, AssignmentStmt) and lvalue is not None:
@@ -503,7 +745,7 @@ class Provenance:
         )
         return self._checker.modules.get(module_id)
 
-    def _note_patch(self, target: MemberExpr) -> None:
+    def _note_patch(self, target: MemberExpr, verb: str = "assigning") -> None:
         base = target.expr
         what = ""
         if isinstance(base, RefExpr) and isinstance(base.node, MypyFile):
@@ -511,7 +753,7 @@ class Provenance:
         elif isinstance(base, RefExpr) and isinstance(base.node, TypeInfo):
             what = f'class "{base.node.name}"'
         if what:
-            self.patched[id(target)] = f'assigning attribute "{target.name}" of {what}'
+            self.patched[id(target)] = f'{verb} attribute "{target.name}" of {what}'
             assert isinstance(base, RefExpr)
             owner = base.node.fullname if isinstance(base.node, MypyFile) else ""
             if isinstance(base.node, TypeInfo):
@@ -519,84 +761,117 @@ class Provenance:
             if owner != self._checker.tree.fullname:
                 # Setup code may patch its own module, never another one.
                 self._setup_hazards.append(
-                    (target.line, f'assigning attribute "{target.name}" of {what}')
+                    (target.line, f'{verb} attribute "{target.name}" of {what}')
                 )
             return
         typ = get_proper_type(self._checker.lookup_type_or_none(base))
         if typ is not None and not isinstance(typ, Instance) and class_of(typ) is not None:
-            self.patched[id(target)] = f'assigning attribute "{target.name}" of a class'
+            self.patched[id(target)] = f'{verb} attribute "{target.name}" of a class'
 
-    def _attach(
-        self, receiver: Expression, value: Expression, seen: set[Var] | None = None
-    ) -> None:
-        """Record ``value`` as code of the function an attribute chain starts from
-        (``f.register`` in ``@f.register(int)`` or ``f.register(int, impl)``). A chain that
-        starts from a variable (``d = singledispatch(base)``, ``reg = f.register``) gives
-        ``value`` to the variable, and to whatever function the variable is bound from."""
-        root = receiver
-        registers = False
-        while isinstance(root, CallExpr | MemberExpr):
-            if isinstance(root, MemberExpr):
-                registers = registers or root.name == "register"
-                root = root.expr
-            else:
-                root = root.callee
-        if not isinstance(root, NameExpr):
-            return
-        owner = function_of(root.node)
-        if owner is not None:
-            self._attached.setdefault(id(owner), []).append(value)
+    def _attach(self, receiver: Expression, values: list[Expression]) -> None:
+        """Record ``values`` as code of the function a callee starts from (``f.register`` in
+        ``@f.register(int)`` or ``f.register(int, impl)``: a ``functools.singledispatch``
+        function runs it). A callee that starts from a variable (``reg = f.register`` then
+        ``reg(int)(impl)``, ``HANDLERS[0](int, impl)``, ``d.register(int, impl)`` with
+        ``d = singledispatch(base)``) gives the values to the functions the variable's values
+        start from, decided when asked (:meth:`attached`): whatever binds it, before or after."""
+        root, registers, method = _callee_root(receiver)
+        if type(root) is not NameExpr:
             return
         var = root.node
-        if not isinstance(var, Var) or var in (seen := seen or set()):
+        if not isinstance(var, Var):
+            owner = function_of(var)
+            if owner is not None:
+                self._attached.setdefault(id(owner), []).extend(values)
             return
-        if not registers and root is not receiver:
+        if method and not registers:
             return  # a method call on a variable: ``_call`` decides what it stores
-        seen.add(var)
-        bound = list(self._flows.get(var, ()))
         if registers:
-            self._flows.setdefault(var, []).append(_Flow(value, receiver.line))
-        for flow in bound:
-            self._attach(flow.value, value, seen)
+            self._flows.setdefault(var, []).extend(values)
+        self._given.append((var, values))
 
     def _walk(self, statements: Iterable[Statement]) -> None:
+        # By exact class, most frequent first (mypy's statement classes have no subclasses).
         pending: list[Node] = list(statements)
         while pending:
             node = pending.pop()
             if type(node) in _LEAVES:
                 continue
-            if isinstance(node, AssignmentStmt):
+            if type(node) is AssignmentStmt:
                 for lvalue in node.lvalues:
                     self._add(lvalue, node.rvalue)
-            elif isinstance(node, OperatorAssignmentStmt):
-                self._add(node.lvalue, node.rvalue)
-            elif isinstance(node, ForStmt):
-                self._add(node.index, node.expr)
-                pending.append(node.body)
+            elif type(node) is Block:
+                if node.is_unreachable and node.body:
+                    self.hazards.append((node.body[0].line, "unreachable"))
+                pending.extend(node.body)
+            elif type(node) is IfStmt:
+                if self._mentions_type_checking and any(_names_type_checking(e) for e in node.expr):
+                    self.hazards.append((node.line, "type_checking"))
+                    if node.else_body is not None and self._at_top(node):
+                        self._setup_hazards.append((node.line, MODULE_HAZARD))
+                pending.extend(node.body)
                 if node.else_body is not None:
                     pending.append(node.else_body)
-            elif isinstance(node, WithStmt):
-                for value, target in zip(node.expr, node.target, strict=True):
-                    if target is not None:
-                        self._add(target, value)
-                pending.append(node.body)
+            elif type(node) is FuncDef:
+                self._function(node, pending)
+            elif type(node) is Decorator:
+                self.decorators[id(node.func)] = node
+                for decorator in node.decorators:
+                    self._decorator_stores(decorator, node.func)
+                    callee = decorator.callee if type(decorator) is CallExpr else decorator
+                    if not _method_of_a_variable(callee):  # ``@registry.on(...)`` is one
+                        self._attach(decorator, [_reference(node.func)])
+                pending.append(node.func)
+            elif type(node) is ClassDef:
+                self.classes.append(node.info)
+                pending.append(node.defs)
+            elif node is _FUNCTION_END:
+                self._function_depth -= 1
             else:
                 self._compound(node, pending)
+        self._walked = True
+
+    def _at_top(self, statement: Statement) -> bool:
+        if self._top_lines is None:
+            self._top_lines = {statement.line for statement in self._checker.tree.defs}
+        return statement.line in self._top_lines
+
+    def _decorator_stores(self, decorator: Expression, function: FuncDef) -> None:
+        """``@HANDLERS.append`` (or ``@getattr(HANDLERS, "append")``) calls the method on
+        the function: it may keep it."""
+        if type(decorator) is MemberExpr:
+            self._method_stores(decorator.expr, decorator.name, [_reference(function)])
+        elif type(decorator) is CallExpr:
+            read = _read_attribute_of(decorator)
+            if read is not None:
+                method = _attribute_name(decorator)
+                self._method_stores(read, method, [_reference(function)])
+
+    def _function(self, node: FuncItem, pending: list[Node]) -> None:
+        # What is pushed after the marker is popped before it: the function's own statements.
+        self._function_depth += 1
+        pending.append(_FUNCTION_END)
+        self._function_spans.append((node.line, node.end_line or node.line))
+        for argument in node.arguments:
+            self._parameters.add(argument.variable)
+            if argument.initializer is not None:
+                self._flows.setdefault(argument.variable, []).append(argument.initializer)
+        pending.append(node.body)
 
     def _compound(self, node: Node, pending: list[Node]) -> None:
-        """Statements that hold blocks, definitions and classes."""
-        if isinstance(node, Block):
-            if node.is_unreachable and node.body:
-                self.hazards.append((node.body[0].line, "unreachable"))
-            pending.extend(node.body)
-        elif isinstance(node, IfStmt):
-            if any(_names_type_checking(e) for e in node.expr):
-                self.hazards.append((node.line, "type_checking"))
-                if node.else_body is not None and node.line in self._top_lines:
-                    self._setup_hazards.append((node.line, MODULE_HAZARD))
-            pending.extend(node.body)
+        """The less frequent statements that bind names or hold blocks."""
+        if isinstance(node, OperatorAssignmentStmt):
+            self._add(node.lvalue, node.rvalue)
+        elif isinstance(node, ForStmt):
+            self._add(node.index, node.expr)
+            pending.append(node.body)
             if node.else_body is not None:
                 pending.append(node.else_body)
+        elif isinstance(node, WithStmt):
+            for value, target in zip(node.expr, node.target, strict=True):
+                if target is not None:
+                    self._add(target, value)
+            pending.append(node.body)
         elif isinstance(node, WhileStmt):
             pending.append(node.body)
             if node.else_body is not None:
@@ -604,55 +879,140 @@ class Provenance:
         elif isinstance(node, TryStmt):
             pending.extend([node.body, *node.handlers])
             pending.extend(b for b in (node.else_body, node.finally_body) if b is not None)
+            self._note_unbound_names(node.vars)
         elif isinstance(node, MatchStmt):
             pending.extend(node.bodies)
+            self._note_unbound_names(capture for p in node.patterns for capture in _captures(p))
+        elif isinstance(node, DelStmt):
+            self._note_unbound_names([node.expr])
+            self._note_deleted_attributes(node.expr)
         elif isinstance(node, FuncItem):
-            self._function_spans.append((node.line, node.end_line or node.line))
-            for argument in node.arguments:
-                self._parameters.add(argument.variable)
-                if argument.initializer is not None:
-                    self._flows.setdefault(argument.variable, []).append(
-                        _Flow(argument.initializer, argument.initializer.line)
-                    )
-            pending.append(node.body)
-        elif isinstance(node, Decorator):
-            self.decorators[id(node.func)] = node
-            for decorator in node.decorators:
-                self._attach(decorator, _reference(node.func))
-            pending.append(node.func)
+            self._function(node, pending)
         elif isinstance(node, OverloadedFuncDef):
             pending.extend(node.items)
             if node.impl is not None:
                 pending.append(node.impl)
-        elif isinstance(node, ClassDef):
-            self.classes.append(node.info)
-            pending.append(node.defs)
+
+    def _note_unbound_names(self, targets: Iterable[Expression | None]) -> None:
+        """Names bound or deleted without a value the pass tracks (``except E as X``,
+        ``case X:``, ``del X``): only whether one rebinds a module variable matters."""
+        for target in targets:
+            if isinstance(target, TupleExpr | ListExpr):
+                self._note_unbound_names(target.items)
+            elif isinstance(target, NameExpr) and target.kind == GDEF:
+                self._note_global(target)
+
+    def _note_deleted_attributes(self, target: Expression) -> None:
+        """``del json.dumps``, ``del Policy.allow``: like assigning them."""
+        if isinstance(target, TupleExpr | ListExpr):
+            for item in target.items:
+                self._note_deleted_attributes(item)
+        elif isinstance(target, MemberExpr):
+            self._note_patch(target, "deleting")
+            self._note_replaced_code(target)
 
     def _expressions(self, module: ModuleExpressions) -> None:
         """Walrus targets, calls that may store their arguments, and ways to store out of
         sight."""
-        expressions = module.all
-        hidden: list[tuple[Expression, str]] = []
-        for expr in expressions:
-            kind = _hides_a_store(expr)
-            if kind is not None:
-                hidden.append((expr, kind))
+        # What the module's names and attributes refer to, read once (at C speed): most
+        # modules name no setattr, exec, eval, vars, globals or locals and no namespace.
+        fullnames = set(map(_FULLNAME, module.names))
+        fullnames.update(map(_FULLNAME, module.members))
+        attributes = set(map(_NAME, module.members))
+        special = not fullnames.isdisjoint(_SPECIAL_CALLEES) or "__setattr__" in attributes
+        ordered: Sequence[Expression] = module.calls
+        if module.walruses:
+            # Source order, as a binding's flows are listed (a message quotes the first).
+            ordered = [expr for expr in module.all if type(expr) in _BINDING_EXPRESSIONS]
+        for expr in ordered:
             if isinstance(expr, AssignmentExpr):
                 self._add(expr.target, expr.value)
             elif isinstance(expr, CallExpr):
-                callee = expr.callee
-                self._setattr_call(expr)
-                if isinstance(callee, RefExpr) and callee.fullname in _RUNS_SOURCE:
-                    # It binds names (``exec("f = ...")``, a walrus in ``eval``) out of sight.
-                    what = f"calling {callee.fullname.removeprefix('builtins.')}()"
-                    self._setup_hazards.append((expr.line, what))
-                if isinstance(callee, MemberExpr):
-                    self._call(expr, callee)
-                if isinstance(callee, MemberExpr | CallExpr | NameExpr):
-                    for argument in expr.args:
-                        self._attach(callee, argument)
-        if hidden:
-            self._note_hidden_stores(expressions, hidden)
+                self._store_call(expr, special)
+        self._bound_method_stores(module)
+        if "register" in attributes:
+            self._registrars_passed(module)
+        if not fullnames.isdisjoint(_HIDING_NAMES) or not attributes.isdisjoint(_NAMESPACES):
+            hidden = _hidden_stores(module)
+            if hidden:
+                self._note_hidden_stores(module.all, hidden)
+
+    def _bound_method_stores(self, module: ModuleExpressions) -> None:
+        """A method that keeps what it is given, called other than directly: through a
+        variable (``add = HANDLERS.append`` then ``add(v)``) or passed to a call
+        (``map(HANDLERS.append, values)``, ``partial(HANDLERS.append, v)``), which may give
+        it the call's other arguments."""
+        for var, values in self._given:
+            for method in self._bound_methods(var):
+                self._method_stores(method.expr, method.name, values)
+        storing = [member for member in module.members if member.name in _STORING_METHODS]
+        if not storing:
+            return
+        callees = {id(call.callee) for call in module.calls}
+        passed = {id(member): member for member in storing if id(member) not in callees}
+        for call in module.calls if passed else ():
+            for index, argument in enumerate(call.args):
+                given = passed.get(id(argument))
+                if given is not None:
+                    others = [*call.args[:index], *call.args[index + 1 :]]
+                    self._method_stores(given.expr, given.name, others)
+
+    def _registrars_passed(self, module: ModuleExpressions) -> None:
+        """``map(f.register(int), [impl])``, ``apply(f.register, int, impl)``: a registering
+        callee passed to a call may be given the call's other arguments."""
+        for call in module.calls:
+            for index, argument in enumerate(call.args):
+                if type(argument) in _CHAINS and _callee_root(argument)[1]:
+                    self._attach(argument, [*call.args[:index], *call.args[index + 1 :]])
+
+    def _bound_methods(self, var: Var) -> list[MemberExpr]:
+        """The bound methods (``X.append``) ``var`` may hold, through other variables."""
+        found: list[MemberExpr] = []
+        seen = {var}
+        pending = list(self._flows.get(var, ()))
+        while pending:
+            value = pending.pop()
+            if type(value) is MemberExpr:
+                found.append(value)
+            elif type(value) is NameExpr:
+                source = value.node
+                if isinstance(source, Var) and source not in seen:
+                    seen.add(source)
+                    pending.extend(self._flows.get(source, ()))
+        return found
+
+    def _store_call(self, call: CallExpr, special: bool) -> None:
+        """A call that may store its arguments, set an attribute or run source code (only
+        where the module names a ``special`` callee)."""
+        callee = call.callee
+        if type(callee) is NameExpr or type(callee) is MemberExpr:
+            if special:
+                self._special_call(call, callee)
+            if type(callee) is MemberExpr:
+                self._call(call, callee)
+                if _method_of_a_variable(callee):
+                    return  # ``_call`` decided what it stores
+            elif type(callee.node) is TypeInfo:
+                return  # a class called by name: its code is followed where it is named
+            if call.args:
+                self._attach(callee, call.args)
+        elif type(callee) is CallExpr or type(callee) is IndexExpr:
+            read = _read_attribute_of(callee)
+            if read is not None and isinstance(callee, CallExpr):
+                # ``getattr(X, "append")(v)`` is ``X.append(v)``
+                self._method_stores(read, _attribute_name(callee), call.args)
+            if call.args:
+                self._attach(callee, call.args)
+        elif isinstance(callee, SuperExpr):
+            self._setattr_call(call)
+
+    def _special_call(self, call: CallExpr, callee: NameExpr | MemberExpr) -> None:
+        if callee.fullname in _RUNS_SOURCE:
+            # It binds names (``exec("f = ...")``, a walrus in ``eval``) out of sight.
+            what = f"calling {callee.fullname.removeprefix('builtins.')}()"
+            self._setup_hazards.append((call.line, what))
+        elif callee.fullname == _SETATTR or callee.name == "__setattr__":
+            self._setattr_call(call)
 
     def _note_hidden_stores(
         self, expressions: list[Expression], hidden: list[tuple[Expression, str]]
@@ -697,23 +1057,56 @@ class Provenance:
         for attribute in names:
             symbol = info.get(attribute)
             if symbol is not None and isinstance(symbol.node, Var):
-                self._flows.setdefault(symbol.node, []).append(_Flow(value, value.line))
+                self._flows.setdefault(symbol.node, []).append(value)
             elif symbol is not None and function_of(symbol.node) is not None:
                 what = f'replacing method "{info.name}.{attribute}"'
                 self._setup_hazards.append((callee.line, what))
 
     def _call(self, call: CallExpr, callee: MemberExpr) -> None:
-        receiver = get_proper_type(self._checker.lookup_type_or_none(callee.expr))
-        stores = callee.name in _STORING_METHODS
-        if not stores and isinstance(receiver, Instance):
-            # A method of a user class may keep what it is given.
-            stores = not _is_library(receiver.type.module_name, self._checker)
-        if not stores:
+        owner = callee.expr
+        if isinstance(owner, RefExpr) and isinstance(owner.node, TypeInfo):
+            # ``list.append(X, v)``: a method called through its class, on its first argument
+            # (``object.__setattr__(X, n, v)`` is read as ``X.n = v`` by ``_setattr_call``)
+            name = callee.name
+            if call.args and name != "__setattr__" and _instance_method(owner.node, name):
+                self._method_stores(call.args[0], name, call.args[1:])
             return
-        var = root_binding(callee.expr, self._checker)
-        if var is not None:
-            flows = self._flows.setdefault(var, [])
-            flows.extend(_Flow(argument, argument.line) for argument in call.args)
+        self._method_stores(owner, callee.name, call.args)
+
+    def _method_stores(
+        self, receiver: Expression, method: str | None, values: Sequence[Expression]
+    ) -> None:
+        """``receiver.method(*values)`` (``method`` not known: a computed name) may keep the
+        values in the receiver's binding."""
+        var = root_binding(receiver, self._checker)
+        if var is None or not values:
+            return  # ``"...".format(...)`` (every f-string), a call's result...
+        typ = get_proper_type(self._checker.lookup_type_or_none(receiver))
+        if isinstance(typ, Instance) and not self._is_library(typ.type.module_name):
+            # A method of a user class may keep what it is given (its body is followed).
+            self._flows.setdefault(var, []).extend(values)
+            return
+        if method is None or method in _STORING_METHODS:
+            kept = list(values)
+        elif self._closed_by_type(var):
+            return  # an immutable object keeps nothing
+        else:
+            # Any method of a library object may keep what it is given
+            # (``HANDLER.setFormatter(f)``, ``REGISTRY.register(cb)``): what could hold
+            # code or a reference flows into the binding that holds the object.
+            kept = [value for value in values if not self._harmless(value)]
+        if not kept:
+            return
+        # llm-pod's own objects keep what the plugin checks itself (``registry.on``).
+        host = isinstance(typ, Instance) and _top(typ.type.module_name) in HOST_PACKAGES
+        if var in self._parameters and not host and not all(map(self._harmless, kept)):
+            # The caller's object: what is stored in it is out of this binding's sight.
+            what = (
+                f'storing what could hold code or a reference into parameter "{var.name}" '
+                f'(by "{method or "a computed name"}")'
+            )
+            self._setup_hazards.append((kept[0].line, what))
+        self._flows.setdefault(var, []).extend(kept)
 
     # -- the fixpoint -------------------------------------------------------------------------
 
@@ -749,15 +1142,24 @@ class Provenance:
         self._settled.update(order)
 
     def _closed_by_type(self, var: Var) -> bool:
-        return var.type is not None and self._immutable(var.type)
+        closed = self._closed_vars.get(var)
+        if closed is None:
+            closed = self._closed_vars[var] = var.type is not None and self._immutable(var.type)
+        return closed
+
+    def _is_library(self, module: str) -> bool:
+        library = self._library_modules.get(module)
+        if library is None:
+            library = self._library_modules[module] = is_library(module, self._checker.modules)
+        return library
 
     def _sources_of(self, var: Var) -> set[Var]:
         known = self._sources.get(var)
         if known is not None:
             return known
         found: set[Var] = set()
-        for flow in self._flows.get(var, ()):
-            for expr in (flow.value, *get_subexpressions(flow.value)):
+        for value in self._flows.get(var, ()):
+            for expr in _with_parts(value):
                 if isinstance(expr, NameExpr | MemberExpr):
                     source = root_binding(expr, self._checker)
                     if source is not None and source is not var:
@@ -768,11 +1170,11 @@ class Provenance:
     def _direct(self, var: Var) -> Derivation | None:
         if self._closed_by_type(var):
             return None  # cannot carry a reference, whatever it was built from
-        for flow in self._flows.get(var, ()):
-            for expr in (flow.value, *get_subexpressions(flow.value)):
+        for value in self._flows.get(var, ()):
+            for expr in _with_parts(value):
                 typ = self._checker.lookup_type_or_none(expr)
                 if typ is not None and self._reaches(typ):
-                    shown = self._text(flow.value)
+                    shown = self._text(value)
                     if len(shown) > _SHOWN or "\n" in shown:
                         shown = self._text(expr)
                     return Derivation(shown, expr.line)
@@ -796,13 +1198,32 @@ _LEAVES: Final = frozenset(
     {ExpressionStmt, ReturnStmt, PassStmt, RaiseStmt, AssertStmt, Import, ImportFrom, ImportAll}
 )
 """Statements that bind nothing and hold no block (their calls are read separately)."""
+_NAME: Final = attrgetter("name")
+_FULLNAME: Final = attrgetter("fullname")
+_CHAINS: Final = frozenset({MemberExpr, CallExpr, IndexExpr})
+_PARTIALS: Final = frozenset({"functools.partial", "functools.partialmethod"})
+_FUNCTION_END: Final = GlobalDecl([])
+"""Marks, on the walk's stack, where the statements of a function end."""
+_ALIASING: Final = frozenset({NameExpr, MemberExpr, IndexExpr, CallExpr})
+"""Expressions that may be (part of) another binding's value."""
+_DEFINITIONS: Final = frozenset({FuncDef, Decorator, OverloadedFuncDef, ClassDef})
 _SETATTR: Final = "builtins.setattr"
+_LITERALS: Final = frozenset({StrExpr, BytesExpr, IntExpr, FloatExpr, ComplexExpr})
+_BINDING_EXPRESSIONS: Final = frozenset({AssignmentExpr, CallExpr})
 _RUNS_SOURCE: Final = frozenset({"builtins.exec", "builtins.eval"})
 _NAMESPACE_CALLS: Final = frozenset({"builtins.vars", "builtins.globals", "builtins.locals"})
+_SPECIAL_CALLEES: Final = _RUNS_SOURCE | {_SETATTR}
+_HIDING_NAMES: Final = _NAMESPACE_CALLS | {_SETATTR}
+_NAMESPACES: Final = frozenset({"__dict__", "__setattr__"})
+"""Attributes :func:`_hidden_stores` looks for (with the names above)."""
 _LOCAL_NAMESPACES: Final = frozenset({"builtins.vars", "builtins.locals"})
 _SHOWN: Final = 60
 """Longest right-hand side a message quotes whole."""
 _TYPE_CHECKING_NAMES: Final = frozenset({"TYPE_CHECKING", "MYPY"})
+
+
+def _top(module: str) -> str:
+    return module.partition(".")[0]
 
 
 def _reference(value: FuncDef | TypeInfo) -> NameExpr:
@@ -813,18 +1234,21 @@ def _reference(value: FuncDef | TypeInfo) -> NameExpr:
     return name
 
 
-def _code_in(value: Expression) -> Iterable[FuncItem | TypeInfo]:
+def _code_in(value: Expression) -> list[FuncItem | TypeInfo]:
     """The functions, lambdas and classes an expression names or holds."""
-    for expr in (value, *get_subexpressions(value)):
+    found: list[FuncItem | TypeInfo] = []
+    # A name holds no other expression: the usual argument needs no traversal.
+    for expr in [value] if type(value) is NameExpr else _with_parts(value):
         if isinstance(expr, LambdaExpr):
-            yield expr
+            found.append(expr)
         elif isinstance(expr, RefExpr):
             if isinstance(expr.node, TypeInfo):
-                yield expr.node
+                found.append(expr.node)
             else:
                 func = function_of(expr.node)
                 if func is not None:
-                    yield func
+                    found.append(func)
+    return found
 
 
 @final
@@ -862,29 +1286,24 @@ def _reference_to(node: SymbolNode | None, context: Context) -> NameExpr:
     return name
 
 
-def _hides_a_store(expr: Expression) -> str | None:
-    """A way to store an attribute (``setattr``, ``__setattr__``) or a namespace
-    (``X.__dict__``, ``vars(X)``, ``globals()``): only a direct call, an item or an alias is
-    tracked; passed anywhere else (``s = setattr``, ``partial(setattr, X)``,
-    ``operator.setitem(X.__dict__, ...)``) it would store out of sight."""
-    kind = type(expr)
-    if kind is MemberExpr:
-        assert isinstance(expr, MemberExpr)
-        name = expr.name
+def _hidden_stores(module: ModuleExpressions) -> list[tuple[Expression, str]]:
+    """The ways to store an attribute (``setattr``, ``__setattr__``) or a namespace
+    (``X.__dict__``, ``vars(X)``, ``globals()``) a module names: only a direct call, an item
+    or an alias is tracked; passed anywhere else (``s = setattr``, ``partial(setattr, X)``,
+    ``operator.setitem(X.__dict__, ...)``) one would store out of sight."""
+    found: list[tuple[Expression, str]] = []
+    for member in module.members:
+        name = member.name
         if name == "__dict__":
-            return "namespace"
-        if name == "__setattr__" or expr.fullname == _SETATTR:
-            return "setter"
-    elif kind is NameExpr:
-        assert isinstance(expr, NameExpr)
-        if expr.fullname == _SETATTR:
-            return "setter"
-    elif kind is CallExpr:
-        assert isinstance(expr, CallExpr)
-        callee = expr.callee
+            found.append((member, "namespace"))
+        elif name == "__setattr__" or member.fullname == _SETATTR:
+            found.append((member, "setter"))
+    found.extend((name, "setter") for name in module.names if name.fullname == _SETATTR)
+    for call in module.calls:
+        callee = call.callee
         if isinstance(callee, RefExpr) and callee.fullname in _NAMESPACE_CALLS:
-            return "namespace"
-    return None
+            found.append((call, "namespace"))
+    return found
 
 
 def _namespace_owner(expr: Expression) -> Expression | None:
@@ -911,6 +1330,24 @@ def _read_attribute_of(expr: Expression) -> Expression | None:
     return None
 
 
+def _attribute_name(call: CallExpr) -> str | None:
+    """The attribute a ``getattr(X, n)``-like call reads, when written as a literal."""
+    callee, args = call.callee, call.args
+    through_method = isinstance(callee, MemberExpr) and len(args) == 1
+    name = args[0] if through_method else args[1] if len(args) > 1 else None
+    return name.value if isinstance(name, StrExpr) else None
+
+
+def _instance_method(info: TypeInfo, name: str) -> bool:
+    """Whether ``info.name`` is a method that takes the instance first."""
+    symbol = info.get(name)
+    node = symbol.node if symbol is not None else None
+    if isinstance(node, OverloadedFuncDef):
+        return not node.is_static and not node.is_class
+    func = function_of(node)
+    return func is not None and not func.is_static and not func.is_class
+
+
 def _is_globals(expr: Expression) -> bool:
     """``globals()``, or ``vars()``/``locals()`` without an argument (at module level, the
     same dictionary)."""
@@ -923,8 +1360,79 @@ def _is_globals(expr: Expression) -> bool:
 def _names_type_checking(expr: Expression) -> bool:
     return any(
         isinstance(e, NameExpr | MemberExpr) and e.name in _TYPE_CHECKING_NAMES
-        for e in (expr, *get_subexpressions(expr))
+        for e in _with_parts(expr)
     )
+
+
+def _callee_root(callee: Expression) -> tuple[Expression, bool, bool]:
+    """Where a callee's chain of attributes, calls and items starts (``f`` in
+    ``f.register(int)``, ``HANDLERS[0]``), whether it goes through an attribute named
+    ``register``, and whether through any attribute (a method of what it starts from)."""
+    root = callee
+    registers = method = False
+    while True:
+        if type(root) is MemberExpr:
+            registers = registers or root.name == "register"
+            method = True
+            root = root.expr
+        elif type(root) is CallExpr:
+            read = _read_attribute_of(root)
+            if read is not None:  # ``getattr(f, "register")``: an attribute, maybe that one
+                name = root.args[1] if len(root.args) > 1 else None
+                registers = registers or not isinstance(name, StrExpr) or name.value == "register"
+                method = True
+                root = read
+            elif _is_partial(root):
+                root = root.args[0]  # ``partial(f.register, int)`` calls ``f.register``
+            else:
+                root = root.callee
+        elif type(root) is IndexExpr:
+            root = root.base
+        else:
+            return root, registers, method
+
+
+def _captures(pattern: Pattern) -> Iterable[NameExpr]:
+    """The names a ``case`` pattern binds."""
+    if isinstance(pattern, AsPattern):
+        if pattern.name is not None:
+            yield pattern.name
+        if pattern.pattern is not None:
+            yield from _captures(pattern.pattern)
+    elif isinstance(pattern, OrPattern | SequencePattern):
+        for inner in pattern.patterns:
+            yield from _captures(inner)
+    elif isinstance(pattern, StarredPattern):
+        if pattern.capture is not None:
+            yield pattern.capture
+    elif isinstance(pattern, MappingPattern):
+        for inner in pattern.values:
+            yield from _captures(inner)
+        if pattern.rest is not None:
+            yield pattern.rest
+    elif isinstance(pattern, ClassPattern):
+        for inner in [*pattern.positionals, *pattern.keyword_values]:
+            yield from _captures(inner)
+
+
+def _method_of_a_variable(callee: Expression) -> bool:
+    """``x.method``: a callee :meth:`Provenance._attach` has nothing to record for."""
+    if type(callee) is not MemberExpr or callee.name == "register":
+        return False
+    base = callee.expr
+    return type(base) is NameExpr and type(base.node) is Var
+
+
+def _is_partial(call: CallExpr) -> bool:
+    callee = call.callee
+    return bool(call.args) and isinstance(callee, RefExpr) and callee.fullname in _PARTIALS
+
+
+def _with_parts(expr: Expression) -> list[Expression]:
+    """``expr`` and every expression in it (once: mypy's list starts with ``expr`` itself
+    for nearly every kind)."""
+    parts = get_subexpressions(expr)
+    return parts if parts and parts[0] is expr else [expr, *parts]
 
 
 def _source_lines(tree: MypyFile) -> list[str]:
@@ -933,7 +1441,3 @@ def _source_lines(tree: MypyFile) -> list[str]:
             return file.read().splitlines()
     except (OSError, UnicodeDecodeError):
         return []
-
-
-def _is_library(module: str, checker: TypeChecker) -> bool:
-    return is_library(module, checker.modules)

@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from typing import Any, final
 
-from mypy.nodes import AssignmentExpr, CallExpr, CastExpr, Expression, MemberExpr, MypyFile
+from mypy.nodes import (
+    AssignmentExpr,
+    CallExpr,
+    CastExpr,
+    Expression,
+    MemberExpr,
+    MypyFile,
+    NameExpr,
+)
 from mypy.server.subexpr import get_subexpressions
 
 __all__ = ["ModuleExpressions"]
@@ -19,13 +27,14 @@ __all__ = ["ModuleExpressions"]
 class ModuleExpressions:
     """The expressions of one module, all of them and by kind (each in source order)."""
 
-    __slots__ = ("all", "calls", "casts", "members", "walruses")
+    __slots__ = ("all", "calls", "casts", "members", "names", "walruses")
 
     def __init__(self, tree: MypyFile) -> None:
         self.all = get_subexpressions(tree)
         self.calls: list[CallExpr] = []
         self.casts: list[CastExpr] = []
         self.members: list[MemberExpr] = []
+        self.names: list[NameExpr] = []
         self.walruses: list[AssignmentExpr] = []
         # By exact class: mypy has no subclasses of these, and one dict lookup per
         # expression is the cheapest sort.
@@ -33,9 +42,11 @@ class ModuleExpressions:
             CallExpr: self.calls,
             CastExpr: self.casts,
             MemberExpr: self.members,
+            NameExpr: self.names,
             AssignmentExpr: self.walruses,
         }
+        kind_of = buckets.get
         for expr in self.all:
-            bucket = buckets.get(type(expr))
+            bucket = kind_of(type(expr))
             if bucket is not None:
                 bucket.append(expr)

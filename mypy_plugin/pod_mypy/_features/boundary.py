@@ -134,8 +134,8 @@ class KnownReference(NamedTuple):
     """The modules the answer depended on."""
     targets: tuple[Definition, ...]
     """The definitions it names."""
-    variables: tuple[Var, ...]
-    """The attributes it reads (a module may store into one: ``_Walker._stored``)."""
+    in_libraries: bool
+    """Whether they are all definitions of libraries."""
 
 
 @final
@@ -559,9 +559,15 @@ class _Walker:
             if id(known) not in self._applied:
                 self._applied.add(id(known))
                 self._reach.touched |= known.depended
-            return self._stored(known.variables, expr, hook_span) or self._targets_code(
-                known.targets, expr, hook_span
-            )
+            if not known.in_libraries:
+                return self._targets_code(known.targets, expr, hook_span)
+            for target in known.targets:
+                # What a ``def`` of this module may bind in its place (``except ImportError:``).
+                attached = self.provenance.attached(target.node)
+                found = self._follow_all(attached, hook_span, target.name) if attached else None
+                if found is not None:
+                    return found
+            return None
         outer = self._reach.touched
         depended: set[str] = set()
         self._reach.touched = depended
@@ -570,35 +576,20 @@ class _Walker:
         finally:
             outer |= depended
             self._reach.touched = outer
-        variables = tuple(_variables(expr, self._checker))
         targets = self._targets(expr)
-        found = found or self._stored(variables, expr, hook_span)
         found = found or self._targets_code(targets, expr, hook_span)
         if found is not None or typ is None:
             return found
         found = self._instance_code(typ, expr.line)
         if found is None and parts is not None and self._library_class(typ):
-            known = KnownReference(typ, frozenset(depended), targets, variables)
+            known = KnownReference(
+                typ,
+                frozenset(depended),
+                targets,
+                all(is_library(target.module, self._checker.modules) for target in targets),
+            )
             self._references[(id(typ), *parts)] = self._references[(typ, *parts)] = known
         return found
-
-    def _stored(
-        self, variables: Iterable[Var], expr: RefExpr, hook_span: tuple[int, int]
-    ) -> _Finding | None:
-        """An attribute of a library class (``handler.formatter``) this module stores into
-        (``HANDLER.formatter = Custom()``): what it stored is checked as a binding's
-        values are (what it derives from, the code it holds: ``Custom.format``)."""
-        for var in variables:
-            if not self.provenance.knows(var):
-                continue
-            derived = self.provenance.derivation(var)
-            if derived is not None:
-                text = HOLDS.format(name=var.name, origin=derived.origin, line=derived.line)
-                return _Finding(HOOK_BOUNDARY, text, expr.line)
-            found = self._follow_all(self.provenance.held_functions(var), hook_span, var.name)
-            if found is not None:
-                return found
-        return None
 
     def _library_class(self, typ: Type) -> bool:
         """Whether the values of ``typ`` are only of library classes (whose code
@@ -753,7 +744,7 @@ class _Walker:
                 return _Finding(HOOK_BOUNDARY, text, expr.line)
             return self._follow_all(self.provenance.held_functions(var), hook_span, var.name)
         if is_library(module, self._checker.modules):
-            return self._stored([var], expr, hook_span) if isinstance(expr, RefExpr) else None
+            return None
         seen = typ if typ is not None else var.type
         if not self._closed(seen):
             shown = format_type(seen, self._checker.options) if seen else '"Any"'
