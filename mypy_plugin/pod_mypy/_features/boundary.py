@@ -150,6 +150,9 @@ class LibraryAnswers:
         self.quiet: dict[object, tuple[bool, frozenset[str]]] = {}
         """Answers of ``_Walker._quiet``, by class or (with type arguments, a union) by type."""
         self._immutable: dict[Type, bool] = {}
+        self.closed: dict[Instance, bool] = {}
+        """Whether an instance type of a project class is closed (``_closed``), by value: it
+        reads only the type and the classes' declarations."""
 
     def immutable(self, typ: Type) -> bool:
         """:func:`is_deeply_immutable`, once per type (by value) for the whole build: it reads
@@ -283,7 +286,7 @@ class _Walker:
         self._helpers: dict[int, _Finding | None] = {}
         self._classes: dict[int, _Finding | None] = {}
         """By class identity: a conditional redefinition has the same fullname."""
-        self._closed_memo: dict[str, bool] = {}
+        self._closed_memo = library.closed
         self._sealed_memo: dict[str, bool] = {}
         self._library_definitions: dict[int, bool] = {}
         self._references = library.references
@@ -1276,7 +1279,7 @@ class ProjectSubclasses:
         return [sub for sub in self._by_base.get(base.fullname, ()) if sub.module_name != here]
 
 
-def _closed(typ: Type | None, modules: dict[str, MypyFile], memo: dict[str, bool]) -> bool:
+def _closed(typ: Type | None, modules: dict[str, MypyFile], memo: dict[Instance, bool]) -> bool:
     if typ is None:
         return False
     proper = get_proper_type(typ)
@@ -1295,7 +1298,7 @@ def _closed(typ: Type | None, modules: dict[str, MypyFile], memo: dict[str, bool
         return False
     if is_library(info.module_name, modules):
         return True
-    key = str(proper)
+    key = proper
     known = memo.get(key)
     if known is not None:
         return known
