@@ -271,6 +271,7 @@ UNCHECKED_MODULE: Final = (
 HAZARDS: Final = {
     "unreachable": "code that mypy treats as unreachable",
     "type_checking": "a TYPE_CHECKING condition (mypy checks only one of its branches)",
+    "global": 'a "global" declaration (hook code may not rebind a module variable)',
 }
 MODULE_FORBIDS: Final = (
     "{what} is not allowed in a module with hook code (setup code there is checked too)"

@@ -827,6 +827,10 @@ class Provenance:
                 pending.append(node.defs)
             elif node is _FUNCTION_END:
                 self._function_depth -= 1
+            elif type(node) is GlobalDecl:
+                # In hook code, whatever follows it (``import json as X``, ``def X``, ``X =``
+                # in a nested class) would rebind a module variable.
+                self.hazards.append((node.line, "global"))
             else:
                 self._compound(node, pending)
         self._walked = True
