@@ -1090,9 +1090,11 @@ class Provenance:
             # A method of a user class may keep what it is given (its body is followed).
             self._flows.setdefault(var, []).extend(values)
             return
+        # llm-pod's own objects keep what the plugin checks itself (``registry.on``).
+        host = isinstance(typ, Instance) and _top(typ.type.module_name) in HOST_PACKAGES
         if method is None or method in _STORING_METHODS:
             kept = list(values)
-        elif self._closed_by_type(var):
+        elif host or self._closed_by_type(var):
             return  # an immutable object keeps nothing
         else:
             # Any method of a library object may keep what it is given
@@ -1101,8 +1103,6 @@ class Provenance:
             kept = [value for value in values if not self._harmless(value)]
         if not kept:
             return
-        # llm-pod's own objects keep what the plugin checks itself (``registry.on``).
-        host = isinstance(typ, Instance) and _top(typ.type.module_name) in HOST_PACKAGES
         if var in self._parameters and not host and not all(map(self._harmless, kept)):
             # The caller's object: what is stored in it is out of this binding's sight.
             what = (

@@ -1248,7 +1248,7 @@ class ProjectSubclasses:
         self._known = 0
         """How many modules the build had when :attr:`_unread` was last computed."""
         self._read: set[str] = set()
-        self._unread: list[str] = []
+        self._unread: list[MypyFile] = []
         """Project modules not analysed yet when last asked (library modules are never
         read: they cannot subclass a project class)."""
         self._by_base: dict[str, list[TypeInfo]] = {}
@@ -1259,18 +1259,23 @@ class ProjectSubclasses:
             self._known = len(modules)
             new = modules.keys() - self._read
             self._read.update(name for name in new if is_library(name, modules))
-            self._unread = [name for name in new if name not in self._read]
+            self._unread = [modules[name] for name in new if name not in self._read]
         if not self._unread:
             return
-        analysed = [name for name in self._unread if modules[name].names]
+        # One pass over the modules still unread (a module's names fill in when mypy
+        # analyses it), whatever order mypy analyses them in.
+        still: list[MypyFile] = []
+        analysed: list[MypyFile] = []
+        for file in self._unread:
+            (analysed if file.names else still).append(file)
         if not analysed:
             return
-        self._unread = [name for name in self._unread if not modules[name].names]
-        for name in analysed:
-            self._read.add(name)
-            for symbol in modules[name].names.values():
+        self._unread = still
+        for file in analysed:
+            self._read.add(file.fullname)
+            for symbol in file.names.values():
                 info = symbol.node
-                if isinstance(info, TypeInfo) and info.module_name == name:
+                if isinstance(info, TypeInfo) and info.module_name == file.fullname:
                     for base in info.mro[1:]:
                         self._by_base.setdefault(base.fullname, []).append(info)
 
