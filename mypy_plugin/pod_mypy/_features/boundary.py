@@ -292,6 +292,8 @@ class _Walker:
         self._references = library.references
         self._quiet_types = library.quiet
         self._in_library = is_library(self._module, checker.modules)
+        self._known_names: dict[int, KnownReference] = {}
+        """Known references by the library definition a name of this module names."""
         self._applied: set[int] = set()
         """The library answers whose modules this module's dependencies include."""
         self._subclasses = subclasses
@@ -477,6 +479,11 @@ class _Walker:
                 and self._quiet(typ)
             ):
                 return None  # the common case, decided without the checks below
+        if kind is NameExpr:
+            # A library definition named again in this module, with the same type object.
+            named = self._known_names.get(id(cast(NameExpr, expr).node))
+            if named is not None and named.typ is typ:
+                return self._known_code(named, cast(NameExpr, expr), hook_span)
         if isinstance(expr, RefExpr) and self._names_library_code(expr):
             return self._library_code(expr, typ, hook_span)
         found = self._value_finding(expr, typ, instance_code=False)
@@ -546,9 +553,10 @@ class _Walker:
         """A reference to library code (``Continue``, ``call.tool_name``, ``re.compile``).
         _binding has nothing to say about it; _code may (a def bound in its place, what this
         module gives it). Its value checks and the definitions it names are the same
-        wherever the same key (:meth:`_reference_key`) is named: they are found once a build
-        (most hook modules name the same few), and an answer brings the modules it depended
-        on along. What this module attaches to the definitions is followed each time."""
+        wherever the same key (:meth:`_reference_parts` and the type) is named: they are
+        found once a build (most hook modules name the same few), and an answer brings the
+        modules it depended on along. What this module attaches to the definitions is
+        followed each time."""
         parts = self._reference_parts(expr, typ)
         known = None
         if parts is not None:
@@ -559,18 +567,9 @@ class _Walker:
             if known is None or known.typ is not typ:
                 known = self._references.get((typ, *parts))
         if known is not None:
-            if id(known) not in self._applied:
-                self._applied.add(id(known))
-                self._reach.touched |= known.depended
-            if not known.in_libraries:
-                return self._targets_code(known.targets, expr, hook_span)
-            for target in known.targets:
-                # What a ``def`` of this module may bind in its place (``except ImportError:``).
-                attached = self.provenance.attached(target.node)
-                found = self._follow_all(attached, hook_span, target.name) if attached else None
-                if found is not None:
-                    return found
-            return None
+            if type(expr) is NameExpr:
+                self._known_names[id(expr.node)] = known
+            return self._known_code(known, expr, hook_span)
         outer = self._reach.touched
         depended: set[str] = set()
         self._reach.touched = depended
@@ -592,7 +591,27 @@ class _Walker:
                 all(is_library(target.module, self._checker.modules) for target in targets),
             )
             self._references[(id(typ), *parts)] = self._references[(typ, *parts)] = known
+            if type(expr) is NameExpr:
+                self._known_names[id(expr.node)] = known
         return found
+
+    def _known_code(
+        self, known: KnownReference, expr: RefExpr, hook_span: tuple[int, int]
+    ) -> _Finding | None:
+        """A known reference's answer in this module: the modules it depended on join the
+        module's, and what the module attaches to its definitions is followed."""
+        if id(known) not in self._applied:
+            self._applied.add(id(known))
+            self._reach.touched |= known.depended
+        if not known.in_libraries:
+            return self._targets_code(known.targets, expr, hook_span)
+        for target in known.targets:
+            # What a ``def`` of this module may bind in its place (``except ImportError:``).
+            attached = self.provenance.attached(target.node)
+            found = self._follow_all(attached, hook_span, target.name) if attached else None
+            if found is not None:
+                return found
+        return None
 
     def _library_class(self, typ: Type) -> bool:
         """Whether the values of ``typ`` are only of library classes (whose code
