@@ -292,6 +292,7 @@ class _Walker:
         self._references = library.references
         self._quiet_types = library.quiet
         self._in_library = is_library(self._module, checker.modules)
+        self._known_members: dict[tuple[int, str] | None, KnownReference] = {}
         self._known_names: dict[int, KnownReference] = {}
         """Known references by the library definition a name of this module names."""
         self._applied: set[int] = set()
@@ -484,6 +485,13 @@ class _Walker:
             named = self._known_names.get(id(cast(NameExpr, expr).node))
             if named is not None and named.typ is typ:
                 return self._known_code(named, cast(NameExpr, expr), hook_span)
+        elif kind is MemberExpr and cast(MemberExpr, expr).node is None:
+            # An attribute of a library object read again in this module, through a receiver
+            # of the same type object (``call.tool_name``), with the same type object.
+            member = cast(MemberExpr, expr)
+            named = self._known_members.get(self._member_key(member))
+            if named is not None and named.typ is typ:
+                return self._known_code(named, member, hook_span)
         if isinstance(expr, RefExpr) and self._names_library_code(expr):
             return self._library_code(expr, typ, hook_span)
         found = self._value_finding(expr, typ, instance_code=False)
@@ -567,8 +575,7 @@ class _Walker:
             if known is None or known.typ is not typ:
                 known = self._references.get((typ, *parts))
         if known is not None:
-            if type(expr) is NameExpr:
-                self._known_names[id(expr.node)] = known
+            self._remember(expr, known)
             return self._known_code(known, expr, hook_span)
         outer = self._reach.touched
         depended: set[str] = set()
@@ -591,9 +598,22 @@ class _Walker:
                 all(is_library(target.module, self._checker.modules) for target in targets),
             )
             self._references[(id(typ), *parts)] = self._references[(typ, *parts)] = known
-            if type(expr) is NameExpr:
-                self._known_names[id(expr.node)] = known
+            self._remember(expr, known)
         return found
+
+    def _member_key(self, expr: MemberExpr) -> tuple[int, str] | None:
+        receiver = self._checker.lookup_type_or_none(expr.expr)
+        return (id(receiver), expr.name) if receiver is not None else None
+
+    def _remember(self, expr: RefExpr, known: KnownReference) -> None:
+        """Index a known reference by what this module names: the definition, or the
+        receiver's type object (kept alive by the module's type map) and attribute."""
+        if type(expr) is NameExpr:
+            self._known_names[id(expr.node)] = known
+        elif isinstance(expr, MemberExpr) and expr.node is None:
+            key = self._member_key(expr)
+            if key is not None:
+                self._known_members[key] = known
 
     def _known_code(
         self, known: KnownReference, expr: RefExpr, hook_span: tuple[int, int]
