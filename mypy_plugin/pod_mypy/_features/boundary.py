@@ -292,7 +292,7 @@ class _Walker:
         self._references = library.references
         self._quiet_types = library.quiet
         self._in_library = is_library(self._module, checker.modules)
-        self._known_members: dict[tuple[int, str] | None, KnownReference] = {}
+        self._known_members: dict[tuple[int, str, str | None] | None, KnownReference] = {}
         self._known_names: dict[int, KnownReference] = {}
         """Known references by the library definition a name of this module names."""
         self._applied: set[int] = set()
@@ -487,10 +487,12 @@ class _Walker:
                 return self._known_code(named, cast(NameExpr, expr), hook_span)
         elif kind is MemberExpr and cast(MemberExpr, expr).node is None:
             # An attribute of a library object read again in this module, through a receiver
-            # of the same type object (``call.tool_name``), with the same type object.
+            # of the same type object (``call.tool_name``), with the same type.
             member = cast(MemberExpr, expr)
             named = self._known_members.get(self._member_key(member))
-            if named is not None and named.typ is typ:
+            # A method's type is a new object at each access: then compare by value (as
+            # the build's table does).
+            if named is not None and (named.typ is typ or named.typ == typ):
                 return self._known_code(named, member, hook_span)
         if isinstance(expr, RefExpr) and self._names_library_code(expr):
             return self._library_code(expr, typ, hook_span)
@@ -601,9 +603,20 @@ class _Walker:
             self._remember(expr, known)
         return found
 
-    def _member_key(self, expr: MemberExpr) -> tuple[int, str] | None:
+    def _member_key(self, expr: MemberExpr) -> tuple[int, str, str | None] | None:
+        """An attribute read, by the receiver's class (or, for a receiver that is not an
+        instance, its type object, kept alive by the module's type map), the name and a
+        ``str.format`` template (f-strings read ``format`` of a new literal each time)."""
         receiver = self._checker.lookup_type_or_none(expr.expr)
-        return (id(receiver), expr.name) if receiver is not None else None
+        if receiver is None:
+            return None
+        template = None
+        if expr.name in _FORMAT_NAMES:
+            if not isinstance(expr.expr, StrExpr):
+                return None
+            template = expr.expr.value
+        head = id(receiver.type) if type(receiver) is Instance else id(receiver)
+        return (head, expr.name, template)
 
     def _remember(self, expr: RefExpr, known: KnownReference) -> None:
         """Index a known reference by what this module names: the definition, or the
