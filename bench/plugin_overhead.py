@@ -2,8 +2,9 @@
 
 Generates a code base of hook modules (each with decorated hooks, a ``@hook`` function, a
 ``Hook`` subclass, a lambda registration, helpers, a mutable dataclass and application code
-that uses a ``Worker``), then times ``mypy --strict`` on it with and without the plugin,
-interleaving the two configurations so machine noise hits both alike:
+that uses a ``Worker``), then times ``mypy --strict`` on it without a plugin, with an inert
+plugin (mypy's own price for any plugin: the floor) and with ``pod_mypy``, interleaving the
+configurations so machine noise hits all alike:
 
 - cold: an empty cache (the whole build, typeshed and pydantic included);
 - warm: nothing changed since the last run;
@@ -11,7 +12,7 @@ interleaving the two configurations so machine noise hits both alike:
 
 Reports medians of wall time and of child CPU time (and the minimum cold wall time, the figure
 least disturbed by other load), with their ratios to plain mypy. Before
-timing, it checks that both configurations pass on the clean code and that the plugin does
+timing, it checks that every configuration passes on the clean code and that the plugin does
 catch a violation planted in one module (so the plugin really ran).
 
 Usage: ``python bench/plugin_overhead.py [--modules 200] [--repeats 5]`` (``make bench-plugin``).
@@ -36,9 +37,22 @@ from mypy.version import __version__ as mypy_version
 
 CONFIGS: Final = {
     "plain mypy": "[mypy]\nstrict = true\n",
+    "inert plugin": "[mypy]\nstrict = true\nplugins = inert_plugin.py\n",
     "with pod_mypy": "[mypy]\nstrict = true\nplugins = pod_mypy\n",
 }
-"""Configuration name -> mypy.ini; the first one is the baseline."""
+"""Configuration name -> mypy.ini; the first one is the baseline. The inert plugin answers
+nothing: what it costs is mypy's own price for any plugin (its hook queries go through a
+Python subclass), the floor no plugin can go under."""
+
+INERT_PLUGIN: Final = '''\
+"""A mypy plugin that answers nothing (bench/plugin_overhead.py's floor)."""
+
+from mypy.plugin import Plugin
+
+
+def plugin(version: str) -> type[Plugin]:
+    return Plugin
+'''
 
 WORLD: Final = '''\
 """Application objects the hook modules live next to."""
@@ -174,6 +188,7 @@ def generate(root: Path, modules: int) -> list[Path]:
         path = package / f"hooks_{i:03d}.py"
         path.write_text(MODULE.format(i=i, budget=10_000 + i, limit=i % 17 + 3, turns=i % 5))
         paths.append(path)
+    (root / "inert_plugin.py").write_text(INERT_PLUGIN)
     for name, config in CONFIGS.items():
         (root / _slug(name)).with_suffix(".ini").write_text(config)
     return paths
@@ -206,7 +221,7 @@ def mypy(
 
 
 def check_setup(root: Path, planted: Path) -> None:
-    """Both configurations pass the clean code; the plugin catches a planted violation."""
+    """Every configuration passes the clean code; the plugin catches a planted violation."""
     for config in CONFIGS:
         _, _, done = mypy(root, config, cold=True)
         if done.returncode != 0:
