@@ -150,6 +150,8 @@ class LibraryAnswers:
         self.quiet: dict[object, tuple[bool, frozenset[str]]] = {}
         """Answers of ``_Walker._quiet``, by class or (with type arguments, a union) by type."""
         self._immutable: dict[Type, bool] = {}
+        self.missing: list[str] | None = None
+        """The build's answer of :func:`missing_library_names`, once asked."""
         self.closed: dict[Instance, bool] = {}
         """Whether an instance type of a project class is closed (``_closed``), by value: it
         reads only the type and the classes' declarations."""
@@ -219,7 +221,9 @@ def check_module(
     hooks.report_deferred()
     if not hooks.sites:
         return set()
-    missing = missing_library_names(checker.modules)
+    if library.missing is None:  # the build's modules are fixed before checking starts
+        library.missing = missing_library_names(checker.modules)
+    missing = library.missing
     if missing:
         first = min(hooks.sites.values(), key=lambda site: site.first_line)
         for message in missing:
