@@ -23,6 +23,7 @@ from typing import Final, NamedTuple, cast, final
 
 from mypy.checker import TypeChecker
 from mypy.nodes import (
+    FUNC_NO_INFO,
     GDEF,
     VAR_NO_INFO,
     AssertStmt,
@@ -143,13 +144,18 @@ def root_binding(expr: Expression, checker: TypeChecker) -> Var | None:
     whose contents an element or attribute chain belongs to (``X[k]``, ``X.y[0]``)."""
     while True:
         if type(expr) is NameExpr:
-            return expr.node if isinstance(expr.node, Var) else None
+            node = expr.node
+            if isinstance(node, Var) and not _library_variable(node, checker):
+                return node
+            return None
         if type(expr) is MemberExpr:
             if expr.name == "__dict__":
                 expr = expr.expr  # what is stored in ``X.__dict__`` is in X
                 continue
             var = _member_var(expr, checker)
-            if var is not None:
+            # An attribute of a library object (``HANDLER.filters``) is part of the
+            # object: what is stored there belongs to the binding that holds it.
+            if var is not None and not _library_variable(var, checker):
                 return var
             expr = expr.expr
         elif type(expr) is IndexExpr:
@@ -166,6 +172,22 @@ def root_binding(expr: Expression, checker: TypeChecker) -> Var | None:
             expr = owner
         else:
             return None
+
+
+def _process_wide_list(expr: Expression) -> bool:
+    return isinstance(expr, RefExpr) and expr.fullname in PROCESS_WIDE_LISTS
+
+
+def _library_variable(var: Var, checker: TypeChecker) -> bool:
+    """A variable of a library: an attribute of a library class, or a module variable of a
+    library module (``logging.root``)."""
+    if var.info is not VAR_NO_INFO:
+        module = var.info.module_name
+    else:
+        module, dot, _ = var.fullname.rpartition(".")
+        if not dot:
+            return False  # a local variable
+    return is_library(module, checker.modules)
 
 
 def _member_var(expr: MemberExpr, checker: TypeChecker) -> Var | None:
@@ -399,9 +421,57 @@ class Provenance:
                 for holder in self._member_store(target, value):
                     self._flows.setdefault(holder, []).append(value)
             var = root_binding(target, self._checker)
+            if isinstance(target, IndexExpr) and not _process_wide_list(target.base):
+                self._note_unowned_store(var, [value], "an item")
         if var is not None:
             self._flows.setdefault(var, []).append(value)
             self._note_alias(var, value)
+
+    def _defined_here(self, receiver: Expression) -> bool:
+        """Whether a method call is not a store into an object: its receiver is a module
+        (``atexit.register(f)``: a function, judged by the process-wide checks) or an
+        attribute chain starting from a function or class of this module
+        (``describe.register``: what it is given is code of ``describe``, see ``attached``)."""
+        if isinstance(receiver, RefExpr) and isinstance(receiver.node, MypyFile):
+            return True
+        if _process_wide_list(receiver):
+            return True  # ``sys.meta_path.append(f)``: refused as a process-wide change
+        root = receiver
+        while isinstance(root, MemberExpr | IndexExpr):
+            root = root.expr if isinstance(root, MemberExpr) else root.base
+        if not isinstance(root, NameExpr):
+            return False
+        node = root.node
+        here = self._checker.tree.fullname
+        if isinstance(node, TypeInfo):
+            return node.module_name == here
+        func = function_of(node)
+        if func is None:
+            return False
+        if func.info is not FUNC_NO_INFO:
+            return func.info.module_name == here
+        return func.fullname.rpartition(".")[0] in (here, "")
+
+    def _note_unowned_store(self, var: Var | None, values: Sequence[Expression], how: str) -> None:
+        """A store into an object no binding of this module holds (a call's result, a
+        library's or another module's variable: ``logging.getLogger().handlers.append(h)``)
+        or that a caller passed in (a parameter): refused unless every value can hold
+        neither code nor a reference."""
+        if var is not None and self._owned(var):
+            return
+        if all(map(self._harmless, values)):
+            return
+        if var is not None and var in self._parameters:
+            what = (
+                f'storing what could hold code or a reference into parameter "{var.name}" '
+                f"(by {how})"
+            )
+        else:
+            what = (
+                f"storing what could hold code or a reference (by {how}) into an object no "
+                "binding of this module holds"
+            )
+        self._setup_hazards.append((values[0].line, what))
 
     def _member_store(self, target: MemberExpr, value: Expression) -> list[Var]:
         """``R.name = value`` where mypy's variable for ``R.name`` is not the whole story:
@@ -1082,17 +1152,28 @@ class Provenance:
     ) -> None:
         """``receiver.method(*values)`` (``method`` not known: a computed name) may keep the
         values in the receiver's binding."""
+        if not values:
+            return
         var = root_binding(receiver, self._checker)
-        if var is None or not values:
-            return  # ``"...".format(...)`` (every f-string), a call's result...
         typ = get_proper_type(self._checker.lookup_type_or_none(receiver))
-        if isinstance(typ, Instance) and not self._is_library(typ.type.module_name):
+        user = isinstance(typ, Instance) and not self._is_library(typ.type.module_name)
+        storing = method is None or method in _STORING_METHODS
+        if var is None or not (self._owned(var) or var in self._parameters):
+            # ``"...".format(...)`` (every f-string), ``logging.info(...)``: a call's result
+            # or a library's object keeps nothing the plugin can see; a storing method or a
+            # method of another module's class may keep what it is given.
+            here = user and cast(Instance, typ).type.module_name == self._checker.tree.fullname
+            if (storing or user) and not here and not self._defined_here(receiver):
+                self._note_unowned_store(var, values, f'"{method or "a computed name"}"')
+            if var is None:
+                return
+        if user:
             # A method of a user class may keep what it is given (its body is followed).
             self._flows.setdefault(var, []).extend(values)
             return
         # llm-pod's own objects keep what the plugin checks itself (``registry.on``).
         host = isinstance(typ, Instance) and _top(typ.type.module_name) in HOST_PACKAGES
-        if method is None or method in _STORING_METHODS:
+        if storing:
             kept = list(values)
         elif host or self._closed_by_type(var):
             return  # an immutable object keeps nothing
