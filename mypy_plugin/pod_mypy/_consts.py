@@ -158,6 +158,8 @@ PROCESS_WIDE_METHODS: Final = frozenset(
     }
 )
 """Methods that install one on a logger, handler or loop, or change an interpreter list."""
+PROCESS_WIDE_OWNERS: Final = frozenset({"logging", "asyncio"})
+"""Libraries whose objects' ``PROCESS_WIDE_METHODS`` install process-wide callbacks."""
 PROCESS_WIDE_LISTS: Final = frozenset({"sys.meta_path", "sys.path_hooks", "sys.modules"})
 """Interpreter tables that decide what imports and runs."""
 ESCAPE_MODULES: Final = frozenset({"gc", "ctypes"})

@@ -98,7 +98,12 @@ from mypy.types import (
 )
 from mypy.util import correct_relative_import
 
-from ._consts import MODULE_HAZARD, PROCESS_WIDE_LISTS
+from ._consts import (
+    MODULE_HAZARD,
+    PROCESS_WIDE_LISTS,
+    PROCESS_WIDE_METHODS,
+    PROCESS_WIDE_OWNERS,
+)
 from ._defs import class_of, function_of
 from ._origin import HOST_PACKAGES, is_library
 from ._scan import ModuleExpressions
@@ -557,6 +562,14 @@ class Provenance:
         kind = type(value)
         if kind in _LITERALS:
             return True
+        if kind is ListExpr or kind is TupleExpr or kind is SetExpr:
+            # A fresh container holds only its items.
+            return all(map(self._harmless, cast(ListExpr | TupleExpr | SetExpr, value).items))
+        if kind is DictExpr:
+            return all(
+                (key is None or self._harmless(key)) and self._harmless(item)
+                for key, item in cast(DictExpr, value).items
+            )
         if kind is NameExpr or kind is MemberExpr:
             var = cast(RefExpr, value).node
             if type(var) is Var:  # judged by its declared type, once per binding
@@ -1162,8 +1175,27 @@ class Provenance:
             # ``"...".format(...)`` (every f-string), ``logging.info(...)``: a call's result
             # or a library's object keeps nothing the plugin can see; a storing method or a
             # method of another module's class may keep what it is given.
+            # Any method of a mutable library object may keep what it is given
+            # (``logging.getLogger().handlers[0].setFormatter(f)``, ``handler().setFormatter(f)``).
             here = user and cast(Instance, typ).type.module_name == self._checker.tree.fullname
-            if (storing or user) and not here and not self._defined_here(receiver):
+            library_object = (
+                isinstance(typ, Instance)
+                and not user
+                and _top(typ.type.module_name) not in HOST_PACKAGES
+                and not self._immutable(typ)
+            )
+            # ``Logger.addHandler``...: refused as a process-wide change (boundary's check).
+            installer = (
+                method in PROCESS_WIDE_METHODS
+                and isinstance(typ, Instance)
+                and _top(typ.type.module_name) in PROCESS_WIDE_OWNERS
+            )
+            if (
+                (storing or user or library_object)
+                and not here
+                and not installer
+                and not self._defined_here(receiver)
+            ):
                 self._note_unowned_store(var, values, f'"{method or "a computed name"}"')
             if var is None:
                 return

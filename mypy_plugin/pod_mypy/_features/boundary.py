@@ -90,6 +90,7 @@ from .._consts import (
     PROCESS_WIDE_CALLS,
     PROCESS_WIDE_LISTS,
     PROCESS_WIDE_METHODS,
+    PROCESS_WIDE_OWNERS,
     REACHES,
     REGISTRY_CLASS,
     UNCHECKED_MODULE,
@@ -165,7 +166,6 @@ class LibraryAnswers:
         return known
 
 
-_INSTALLER_OWNERS: Final = frozenset({"logging", "asyncio"})
 _REBUILDERS: Final = frozenset({"__init__", "__post_init__"})
 _SETUP_METHODS: Final = frozenset(
     {"__init__", "__new__", "__post_init__", "__init_subclass__", "__set_name__"}
@@ -1172,7 +1172,7 @@ def _process_wide(expressions: ModuleExpressions, checker: TypeChecker) -> list[
                 found.append((expr.line, f"changing {callee.expr.fullname}"))
                 continue
             owner = class_of(checker.lookup_type_or_none(callee.expr))
-            if owner is not None and owner.module_name.partition(".")[0] in _INSTALLER_OWNERS:
+            if owner is not None and owner.module_name.partition(".")[0] in PROCESS_WIDE_OWNERS:
                 found.append((expr.line, f"calling {owner.name}.{callee.name}()"))
     return found
 
