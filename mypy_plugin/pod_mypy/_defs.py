@@ -15,6 +15,7 @@ from mypy.maptype import map_instance_to_supertype
 from mypy.nodes import (
     FUNC_NO_INFO,
     LDEF,
+    VAR_NO_INFO,
     CallExpr,
     Decorator,
     Expression,
@@ -41,6 +42,7 @@ from ._consts import EVENTS_MODULE, HOOK_BASE, HOOK_EVENT
 __all__ = [
     "Definition",
     "class_of",
+    "defined_in",
     "definition",
     "event_name",
     "function_of",
@@ -50,6 +52,7 @@ __all__ = [
     "member_definitions",
     "receiver_classes",
     "super_targets",
+    "variable_module",
 ]
 
 
@@ -73,6 +76,23 @@ def function_of(node: Node | None) -> FuncDef | None:
     if isinstance(node, OverloadedFuncDef):
         return function_of(node.impl)
     return None
+
+
+def variable_module(var: Var) -> str | None:
+    """The module a variable belongs to: its class's, or a module variable's own; ``None``
+    for a local variable (its full name names no module)."""
+    if var.info is not VAR_NO_INFO:
+        return var.info.module_name
+    module, dot, _ = var.fullname.rpartition(".")
+    return module if dot else None
+
+
+def defined_in(func: FuncItem, module: str) -> bool:
+    """Whether a function (a method: its class) is defined in ``module``."""
+    if isinstance(func, FuncDef) and func.info is not FUNC_NO_INFO:
+        return func.info.module_name == module
+    fullname = func.fullname if isinstance(func, FuncDef) else ""
+    return "." not in fullname or fullname.startswith(f"{module}.")
 
 
 def held_by_instance(info: TypeInfo, name: str, symbol: SymbolTableNode) -> bool:

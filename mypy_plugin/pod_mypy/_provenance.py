@@ -23,9 +23,7 @@ from typing import Final, NamedTuple, cast, final
 
 from mypy.checker import TypeChecker
 from mypy.nodes import (
-    FUNC_NO_INFO,
     GDEF,
-    VAR_NO_INFO,
     AssertStmt,
     AssignmentExpr,
     AssignmentStmt,
@@ -90,6 +88,7 @@ from mypy.server.subexpr import get_subexpressions
 from mypy.types import (
     Instance,
     NoneType,
+    ProperType,
     TupleType,
     Type,
     TypeAliasType,
@@ -104,7 +103,7 @@ from ._consts import (
     PROCESS_WIDE_METHODS,
     PROCESS_WIDE_OWNERS,
 )
-from ._defs import class_of, function_of
+from ._defs import class_of, defined_in, function_of, variable_module
 from ._origin import HOST_PACKAGES, is_library
 from ._scan import ModuleExpressions
 
@@ -186,13 +185,8 @@ def _process_wide_list(expr: Expression) -> bool:
 def _library_variable(var: Var, checker: TypeChecker) -> bool:
     """A variable of a library: an attribute of a library class, or a module variable of a
     library module (``logging.root``)."""
-    if var.info is not VAR_NO_INFO:
-        module = var.info.module_name
-    else:
-        module, dot, _ = var.fullname.rpartition(".")
-        if not dot:
-            return False  # a local variable
-    return is_library(module, checker.modules)
+    module = variable_module(var)
+    return module is not None and is_library(module, checker.modules)
 
 
 def _member_var(expr: MemberExpr, checker: TypeChecker) -> Var | None:
@@ -432,6 +426,16 @@ class Provenance:
             self._flows.setdefault(var, []).append(value)
             self._note_alias(var, value)
 
+    def _mutable_library_object(self, typ: ProperType | None) -> bool:
+        """An object of a library class other than llm-pod's that can change (any method
+        of it may keep what it is given)."""
+        return (
+            isinstance(typ, Instance)
+            and self._is_library(typ.type.module_name)
+            and _top(typ.type.module_name) not in HOST_PACKAGES
+            and not self._immutable(typ)
+        )
+
     def _defined_here(self, receiver: Expression) -> bool:
         """Whether a method call is not a store into an object: its receiver is a module
         (``atexit.register(f)``: a function, judged by the process-wide checks) or an
@@ -451,11 +455,7 @@ class Provenance:
         if isinstance(node, TypeInfo):
             return node.module_name == here
         func = function_of(node)
-        if func is None:
-            return False
-        if func.info is not FUNC_NO_INFO:
-            return func.info.module_name == here
-        return func.fullname.rpartition(".")[0] in (here, "")
+        return func is not None and defined_in(func, here)
 
     def _note_unowned_store(self, var: Var | None, values: Sequence[Expression], how: str) -> None:
         """A store into an object no binding of this module holds (a call's result, a
@@ -480,9 +480,10 @@ class Provenance:
 
     def _member_store(self, target: MemberExpr, value: Expression) -> list[Var]:
         """``R.name = value`` where mypy's variable for ``R.name`` is not the whole story:
-        through a union, the attribute of every member's class; into an object of a library
-        class, the binding of this module that holds it (the library's own code may run
-        what it is given whenever the object is used). A value that can hold neither code
+        through a union, the attribute of every member's class (returned). Into an object
+        of a library class it lands in the binding of this module that holds it, as
+        ``root_binding`` finds it (the library's own code may run what it is given whenever
+        the object is used). A value that can hold neither code
         nor a reference (deeply immutable, of library classes) goes anywhere; otherwise the
         store is refused where the plugin cannot follow it: into an object whose class it
         cannot tell (``Any``, ``object``), one of another module of the project, or a
@@ -523,8 +524,7 @@ class Provenance:
             elif self._is_library(owner.module_name):
                 holder = root_binding(base, self._checker)
                 if holder is not None and self._owned(holder):
-                    holders.append(holder)
-                    continue
+                    continue  # the store flows into it: root_binding passes library attributes
                 what = (
                     f'assigning attribute "{target.name}" of a "{owner.name}" object no '
                     "binding of this module holds"
@@ -551,10 +551,8 @@ class Provenance:
         variable; not a parameter (the caller's object) nor another module's variable."""
         if var in self._parameters:
             return False
-        if var.info is not VAR_NO_INFO:
-            return var.info.module_name == self._checker.tree.fullname
-        module, dot, _ = var.fullname.rpartition(".")
-        return not dot or module == self._checker.tree.fullname
+        module = variable_module(var)
+        return module is None or module == self._checker.tree.fullname
 
     def _harmless(self, value: Expression) -> bool:
         """A value that holds no code and no reference: of a deeply immutable type made of
@@ -1178,12 +1176,6 @@ class Provenance:
             # Any method of a mutable library object may keep what it is given
             # (``logging.getLogger().handlers[0].setFormatter(f)``, ``handler().setFormatter(f)``).
             here = user and cast(Instance, typ).type.module_name == self._checker.tree.fullname
-            library_object = (
-                isinstance(typ, Instance)
-                and not user
-                and _top(typ.type.module_name) not in HOST_PACKAGES
-                and not self._immutable(typ)
-            )
             # ``Logger.addHandler``...: refused as a process-wide change (boundary's check).
             installer = (
                 method in PROCESS_WIDE_METHODS
@@ -1191,7 +1183,7 @@ class Provenance:
                 and _top(typ.type.module_name) in PROCESS_WIDE_OWNERS
             )
             if (
-                (storing or user or library_object)
+                (storing or user or self._mutable_library_object(typ))
                 and not here
                 and not installer
                 and not self._defined_here(receiver)

@@ -101,6 +101,7 @@ from .._consts import (
 from .._defs import (
     Definition,
     class_of,
+    defined_in,
     definition,
     event_name,
     function_of,
@@ -109,6 +110,7 @@ from .._defs import (
     member_definitions,
     receiver_classes,
     super_targets,
+    variable_module,
 )
 from .._hooks import HookSite, ModuleHooks
 from .._origin import HOST_PACKAGES, hook_may_use, is_library, is_stdlib
@@ -951,7 +953,7 @@ class _Walker:
                     continue  # checked by _code/_instance_code where it is named
                 inner = self._class_code(item, item.name)
             else:
-                here = _defined_here(item, self._module)
+                here = defined_in(item, self._module)
                 if here and hook_span[0] <= item.line <= hook_span[1]:
                     continue  # part of the hook itself, walked with it
                 if not here:
@@ -1235,19 +1237,9 @@ def _variables(expr: RefExpr, checker: TypeChecker) -> list[Var]:
 
 
 def _variable_module(var: Var, expr: RefExpr | SuperExpr, here: str) -> str:
-    if var.info is not VAR_NO_INFO:
-        return var.info.module_name
-    if isinstance(expr, NameExpr) and expr.kind == LDEF:
+    if var.info is VAR_NO_INFO and isinstance(expr, NameExpr) and expr.kind == LDEF:
         return here
-    module, dot, _ = var.fullname.rpartition(".")
-    return module if dot else here
-
-
-def _defined_here(func: FuncItem, module: str) -> bool:
-    if isinstance(func, FuncDef) and func.info is not FUNC_NO_INFO:
-        return func.info.module_name == module
-    fullname = func.fullname if isinstance(func, FuncDef) else ""
-    return "." not in fullname or fullname.startswith(f"{module}.")
+    return variable_module(var) or here
 
 
 def _function_module(func: FuncItem) -> str:
