@@ -86,8 +86,10 @@ from mypy.patterns import (
 )
 from mypy.server.subexpr import get_subexpressions
 from mypy.types import (
+    CallableType,
     Instance,
     NoneType,
+    Overloaded,
     ProperType,
     TupleType,
     Type,
@@ -425,6 +427,14 @@ class Provenance:
         if var is not None:
             self._flows.setdefault(var, []).append(value)
             self._note_alias(var, value)
+
+    def _library_method(self, member: MemberExpr) -> bool:
+        """A bound method of a mutable library object (``HANDLER.setFormatter``)."""
+        method = get_proper_type(self._checker.lookup_type_or_none(member))
+        if not isinstance(method, CallableType | Overloaded):
+            return False
+        receiver = get_proper_type(self._checker.lookup_type_or_none(member.expr))
+        return self._mutable_library_object(receiver)
 
     def _mutable_library_object(self, typ: ProperType | None) -> bool:
         """An object of a library class other than llm-pod's that can change (any method
@@ -1025,16 +1035,19 @@ class Provenance:
     def _bound_method_stores(self, module: ModuleExpressions) -> None:
         """A method that keeps what it is given, called other than directly: through a
         variable (``add = HANDLERS.append`` then ``add(v)``) or passed to a call
-        (``map(HANDLERS.append, values)``, ``partial(HANDLERS.append, v)``), which may give
-        it the call's other arguments."""
+        (``map(HANDLERS.append, values)``, ``partial(HANDLERS.append, v)``,
+        ``partial(HANDLER.setFormatter, f)``: any method of a mutable library object), which
+        may give it the call's other arguments."""
         for var, values in self._given:
             for method in self._bound_methods(var):
                 self._method_stores(method.expr, method.name, values)
-        storing = [member for member in module.members if member.name in _STORING_METHODS]
-        if not storing:
-            return
         callees = {id(call.callee) for call in module.calls}
-        passed = {id(member): member for member in storing if id(member) not in callees}
+        passed = {
+            id(member): member
+            for member in module.members
+            if id(member) not in callees
+            and (member.name in _STORING_METHODS or self._library_method(member))
+        }
         for call in module.calls if passed else ():
             for index, argument in enumerate(call.args):
                 given = passed.get(id(argument))
