@@ -1041,11 +1041,12 @@ class Provenance:
         for var, values in self._given:
             for method in self._bound_methods(var):
                 self._method_stores(method.expr, method.name, values)
-        callees = {id(call.callee) for call in module.calls}
+        callees = module.callees
         passed = {
             id(member): member
             for member in module.members
             if id(member) not in callees
+            and not _keeps_nothing(member)
             and (member.name in _STORING_METHODS or self._library_method(member))
         }
         for call in module.calls if passed else ():
@@ -1087,6 +1088,8 @@ class Provenance:
             if special:
                 self._special_call(call, callee)
             if type(callee) is MemberExpr:
+                if _keeps_nothing(callee):
+                    return
                 self._call(call, callee)
                 if _method_of_a_variable(callee):
                     return  # ``_call`` decided what it stores
@@ -1543,6 +1546,18 @@ def _method_of_a_variable(callee: Expression) -> bool:
         return False
     base = callee.expr
     return type(base) is NameExpr and type(base.node) is Var
+
+
+def _keeps_nothing(callee: MemberExpr) -> bool:
+    """A module's function (``json.dumps``, ``logging.info``) or a method of a literal that
+    stores nothing (``"{}".format``: every f-string): called or passed anywhere, it keeps
+    what it is given in no binding (a module has none; ``atexit.register`` and the like are
+    the process-wide checks'), and it starts from no function of this module."""
+    receiver = callee.expr
+    kind = type(receiver)
+    if kind is NameExpr or kind is MemberExpr:
+        return type(cast(RefExpr, receiver).node) is MypyFile
+    return kind in _LITERALS and callee.name not in _STORING_METHODS
 
 
 def _is_partial(call: CallExpr) -> bool:

@@ -27,7 +27,7 @@ __all__ = ["ModuleExpressions"]
 class ModuleExpressions:
     """The expressions of one module, all of them and by kind (each in source order)."""
 
-    __slots__ = ("all", "calls", "casts", "members", "names", "walruses")
+    __slots__ = ("_callees", "all", "calls", "casts", "members", "names", "walruses")
 
     def __init__(self, tree: MypyFile) -> None:
         self.all = get_subexpressions(tree)
@@ -36,6 +36,7 @@ class ModuleExpressions:
         self.members: list[MemberExpr] = []
         self.names: list[NameExpr] = []
         self.walruses: list[AssignmentExpr] = []
+        self._callees: set[int] | None = None
         # By exact class: mypy has no subclasses of these, and one dict lookup per
         # expression is the cheapest sort.
         buckets: dict[type[Expression], list[Any]] = {
@@ -50,3 +51,11 @@ class ModuleExpressions:
             bucket = kind_of(type(expr))
             if bucket is not None:
                 bucket.append(expr)
+
+    @property
+    def callees(self) -> set[int]:
+        """The identities of the expressions called (an attribute or name used otherwise is
+        a value: ``on = registry.on``, ``map(HANDLERS.append, ...)``)."""
+        if self._callees is None:
+            self._callees = {id(call.callee) for call in self.calls}
+        return self._callees

@@ -116,7 +116,7 @@ def open_registrations(
         if member.name == "on" and _registry_value(member.expr)
     ]
     if named_on:
-        callees = {id(call.callee) for call in expressions.calls}
+        callees = expressions.callees
         aliased = [member for member in named_on if id(member) not in callees]
         found.extend((member.line, member.column, ALIASED) for member in aliased)
     for statement in file.defs:
