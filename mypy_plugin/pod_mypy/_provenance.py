@@ -109,7 +109,7 @@ from ._defs import class_of, defined_in, function_of, variable_module
 from ._origin import HOST_PACKAGES, is_library
 from ._scan import ModuleExpressions
 
-__all__ = ["Derivation", "Provenance", "root_binding"]
+__all__ = ["Derivation", "Provenance"]
 
 _STORING_METHODS: Final = frozenset(
     {
@@ -145,50 +145,8 @@ class Derivation(NamedTuple):
     """Where that expression is."""
 
 
-def root_binding(expr: Expression, checker: TypeChecker) -> Var | None:
-    """The variable an expression names (``X``, ``self.x``, ``Cls.x``), or the variable
-    whose contents an element or attribute chain belongs to (``X[k]``, ``X.y[0]``)."""
-    while True:
-        if type(expr) is NameExpr:
-            node = expr.node
-            if isinstance(node, Var) and not _library_variable(node, checker):
-                return node
-            return None
-        if type(expr) is MemberExpr:
-            if expr.name == "__dict__":
-                expr = expr.expr  # what is stored in ``X.__dict__`` is in X
-                continue
-            var = _member_var(expr, checker)
-            # An attribute of a library object (``HANDLER.filters``) is part of the
-            # object: what is stored there belongs to the binding that holds it.
-            if var is not None and not _library_variable(var, checker):
-                return var
-            expr = expr.expr
-        elif type(expr) is IndexExpr:
-            expr = expr.base
-        elif type(expr) is CallExpr:
-            if _is_globals(expr):
-                return None
-            # ``vars(X)``: what is stored there is in X; ``getattr(X, "a")``: part of X
-            owner = _namespace_owner(expr)
-            if owner is None:
-                owner = _read_attribute_of(expr)
-            if owner is None:
-                return None
-            expr = owner
-        else:
-            return None
-
-
 def _process_wide_list(expr: Expression) -> bool:
     return isinstance(expr, RefExpr) and expr.fullname in PROCESS_WIDE_LISTS
-
-
-def _library_variable(var: Var, checker: TypeChecker) -> bool:
-    """A variable of a library: an attribute of a library class, or a module variable of a
-    library module (``logging.root``)."""
-    module = variable_module(var)
-    return module is not None and is_library(module, checker.modules)
 
 
 def _member_var(expr: MemberExpr, checker: TypeChecker) -> Var | None:
@@ -251,6 +209,7 @@ class Provenance:
         self._callee_memo: dict[Var, set[FuncDef]] = {}
         """Answers of :meth:`attached` (asked once per function the module's hooks call)."""
         self._library_modules: dict[str, bool] = {}
+        self._library_vars: dict[Var, bool] = {}
         self._harmless_vars: dict[Var, bool] = {}
         self._harmless_types: dict[int, tuple[Type, bool]] = {}
         """Answers of :meth:`_harmless_type` by the type's identity (the type map keeps the
@@ -326,9 +285,8 @@ class Provenance:
             seen.add(current)
             if closed(current.type):
                 continue  # a closed value holds only what its type shows, which is checked
-            open_ended = current in self._parameters or current not in self._flows
-            if open_ended and not closed(current.type):
-                return current
+            if current in self._parameters or current not in self._flows:
+                return current  # open-ended, and not closed (above)
             pending.extend(self._sources_of(current))
         return None
 
@@ -392,6 +350,49 @@ class Provenance:
                         found.add(owner)
         return found
 
+    def _root_binding(self, expr: Expression) -> Var | None:
+        """The variable an expression names (``X``, ``self.x``, ``Cls.x``), or the variable
+        whose contents an element or attribute chain belongs to (``X[k]``, ``X.y[0]``)."""
+        while True:
+            if type(expr) is NameExpr:
+                node = expr.node
+                if isinstance(node, Var) and not self._library_variable(node):
+                    return node
+                return None
+            if type(expr) is MemberExpr:
+                if expr.name == "__dict__":
+                    expr = expr.expr  # what is stored in ``X.__dict__`` is in X
+                    continue
+                var = _member_var(expr, self._checker)
+                # An attribute of a library object (``HANDLER.filters``) is part of the
+                # object: what is stored there belongs to the binding that holds it.
+                if var is not None and not self._library_variable(var):
+                    return var
+                expr = expr.expr
+            elif type(expr) is IndexExpr:
+                expr = expr.base
+            elif type(expr) is CallExpr:
+                if _is_globals(expr):
+                    return None
+                # ``vars(X)``: what is stored there is in X; ``getattr(X, "a")``: part of X
+                owner = _namespace_owner(expr)
+                if owner is None:
+                    owner = _read_attribute_of(expr)
+                if owner is None:
+                    return None
+                expr = owner
+            else:
+                return None
+
+    def _library_variable(self, var: Var) -> bool:
+        """A variable of a library: an attribute of a library class, or a module variable of
+        a library module (``logging.root``)."""
+        known = self._library_vars.get(var)
+        if known is None:
+            module = variable_module(var)
+            known = self._library_vars[var] = module is not None and self._is_library(module)
+        return known
+
     # -- the pass -------------------------------------------------------------------------
 
     def _add(self, target: Expression, value: Expression) -> None:
@@ -421,7 +422,7 @@ class Provenance:
                 self._note_replaced_code(target)
                 for holder in self._member_store(target, value):
                     self._flows.setdefault(holder, []).append(value)
-            var = root_binding(target, self._checker)
+            var = self._root_binding(target)
             if isinstance(target, IndexExpr) and not _process_wide_list(target.base):
                 self._note_unowned_store(var, [value], "an item")
         if var is not None:
@@ -492,7 +493,7 @@ class Provenance:
         """``R.name = value`` where mypy's variable for ``R.name`` is not the whole story:
         through a union, the attribute of every member's class (returned). Into an object
         of a library class it lands in the binding of this module that holds it, as
-        ``root_binding`` finds it (the library's own code may run what it is given whenever
+        ``_root_binding`` finds it (the library's own code may run what it is given whenever
         the object is used). A value that can hold neither code
         nor a reference (deeply immutable, of library classes) goes anywhere; otherwise the
         store is refused where the plugin cannot follow it: into an object whose class it
@@ -532,9 +533,9 @@ class Provenance:
             if owner is None:
                 what = f'assigning attribute "{target.name}" of a value whose class is unknown'
             elif self._is_library(owner.module_name):
-                holder = root_binding(base, self._checker)
+                holder = self._root_binding(base)
                 if holder is not None and self._owned(holder):
-                    continue  # the store flows into it: root_binding passes library attributes
+                    continue  # the store flows into it: _root_binding passes library attributes
                 what = (
                     f'assigning attribute "{target.name}" of a "{owner.name}" object no '
                     "binding of this module holds"
@@ -643,8 +644,10 @@ class Provenance:
             or _namespace_owner(value) is None
         ):
             return
-        alias = root_binding(value, self._checker)
-        if alias is not None and alias is not var and not self._closed_by_type(var):
+        if self._closed_by_type(var):
+            return  # it cannot carry a reference into another binding
+        alias = self._root_binding(value)
+        if alias is not None and alias is not var:
             reference = NameExpr(var.name)
             reference.node = var
             self._flows.setdefault(alias, []).append(reference)
@@ -661,7 +664,7 @@ class Provenance:
             return
         typ = get_proper_type(self._checker.lookup_type_or_none(owner))
         plain = isinstance(typ, Instance) and typ.type.fullname != "types.ModuleType"
-        var = root_binding(owner, self._checker) if plain and not _is_globals(owner) else None
+        var = self._root_binding(owner) if plain and not _is_globals(owner) else None
         if var is None:
             # A class, module or function object, globals(), or an object of no binding.
             shown = "globals()" if _is_globals(owner) else f'"{self._text(owner)}"'
@@ -1181,7 +1184,7 @@ class Provenance:
         values in the receiver's binding."""
         if not values:
             return
-        var = root_binding(receiver, self._checker)
+        var = self._root_binding(receiver)
         typ = get_proper_type(self._checker.lookup_type_or_none(receiver))
         user = isinstance(typ, Instance) and not self._is_library(typ.type.module_name)
         storing = method is None or method in _STORING_METHODS
@@ -1286,7 +1289,7 @@ class Provenance:
         for value in self._flows.get(var, ()):
             for expr in _with_parts(value):
                 if isinstance(expr, NameExpr | MemberExpr):
-                    source = root_binding(expr, self._checker)
+                    source = self._root_binding(expr)
                     if source is not None and source is not var:
                         found.add(source)
         self._sources[var] = found
