@@ -1029,10 +1029,10 @@ class Provenance:
             elif isinstance(expr, CallExpr):
                 self._store_call(expr, special)
         self._bound_method_stores(module)
-        if not fullnames.isdisjoint(PROCESS_WIDE_CALLS) or not attributes.isdisjoint(
-            PROCESS_WIDE_METHODS
-        ):
-            self._process_wide_values(module)
+        installers = not fullnames.isdisjoint(PROCESS_WIDE_CALLS)
+        methods = not attributes.isdisjoint(PROCESS_WIDE_METHODS)
+        if installers or methods:
+            self._process_wide_values(module, installers, methods)
         if "register" in attributes:
             self._registrars_passed(module)
         if not fullnames.isdisjoint(_HIDING_NAMES) or not attributes.isdisjoint(_NAMESPACES):
@@ -1064,27 +1064,28 @@ class Provenance:
                     others = [*call.args[:index], *call.args[index + 1 :]]
                     self._method_stores(given.expr, given.name, others)
 
-    def _process_wide_values(self, module: ModuleExpressions) -> None:
+    def _process_wide_values(self, module: ModuleExpressions, names: bool, methods: bool) -> None:
         """A function or method that installs a process-wide callback, used other than by a
         direct call (``map(atexit.register, [f])``, ``partial(logging.setLogRecordFactory,
         f)``, ``add = logging.getLogger().addHandler``): the process-wide checks read only
-        direct calls, so it is refused wherever it goes."""
+        direct calls, so it is refused wherever it goes. ``names``: the module names such a
+        function; ``methods``: it names an attribute such a method may be."""
         callees = module.callees
-        for ref in [*module.names, *module.members]:
-            if id(ref) in callees:
-                continue
-            if ref.fullname in PROCESS_WIDE_CALLS:
+        for ref in [*module.names, *module.members] if names else ():
+            if ref.fullname in PROCESS_WIDE_CALLS and id(ref) not in callees:
                 self._setup_hazards.append((ref.line, f"passing {ref.fullname} around"))
-            elif type(ref) is MemberExpr and ref.name in PROCESS_WIDE_METHODS:
-                receiver = ref.expr
-                if _process_wide_list(receiver):
-                    shown = f"{cast(RefExpr, receiver).fullname}.{ref.name}"
-                    self._setup_hazards.append((ref.line, f"passing {shown} around"))
-                    continue
-                owner = class_of(self._checker.lookup_type_or_none(receiver))
-                if owner is not None and _top(owner.module_name) in PROCESS_WIDE_OWNERS:
-                    shown = f"{owner.name}.{ref.name}"
-                    self._setup_hazards.append((ref.line, f"passing {shown} around"))
+        for member in module.members if methods else ():
+            if member.name not in PROCESS_WIDE_METHODS or id(member) in callees:
+                continue
+            receiver = member.expr
+            if _process_wide_list(receiver):
+                shown = f"{cast(RefExpr, receiver).fullname}.{member.name}"
+                self._setup_hazards.append((member.line, f"passing {shown} around"))
+                continue
+            owner = class_of(self._checker.lookup_type_or_none(receiver))
+            if owner is not None and _top(owner.module_name) in PROCESS_WIDE_OWNERS:
+                shown = f"{owner.name}.{member.name}"
+                self._setup_hazards.append((member.line, f"passing {shown} around"))
 
     def _registrars_passed(self, module: ModuleExpressions) -> None:
         """``map(f.register(int), [impl])``, ``apply(f.register, int, impl)``: a registering

@@ -25,6 +25,7 @@ from mypy.checker import TypeChecker
 from mypy.maptype import map_instance_to_supertype
 from mypy.messages import format_type
 from mypy.nodes import (
+    ARG_POS,
     ARG_STAR,
     CallExpr,
     Context,
@@ -326,7 +327,10 @@ def _check_signature(
 
 
 def _first_parameter(signature: CallableType) -> Type | None:
-    for kind, typ in zip(signature.arg_kinds, signature.arg_types, strict=True):
+    kinds = signature.arg_kinds
+    if kinds and kinds[0] is ARG_POS:
+        return signature.arg_types[0]  # the usual hook: ``def h(call: ToolCallSummary)``
+    for kind, typ in zip(kinds, signature.arg_types, strict=True):
         if kind.is_positional() or kind == ARG_STAR:
             return typ
     return None
