@@ -337,7 +337,7 @@ class Provenance:
             pending = list(self._flows.get(var, ()))
             while pending:
                 root, registers, method = _callee_root(pending.pop())
-                if isinstance(root, ListExpr | TupleExpr | SetExpr):
+                if isinstance(root, (ListExpr, TupleExpr, SetExpr)):
                     pending.extend(root.items)
                 elif isinstance(root, DictExpr):
                     pending.extend(value for _, value in root.items)
@@ -401,7 +401,7 @@ class Provenance:
             if target.kind == GDEF:
                 self._note_global(target)
             var = target.node if isinstance(target.node, Var) else None
-        elif isinstance(target, TupleExpr | ListExpr):
+        elif isinstance(target, (TupleExpr, ListExpr)):
             for item in target.items:
                 self._add(item, value)
             return
@@ -433,7 +433,7 @@ class Provenance:
     def _library_method(self, member: MemberExpr) -> bool:
         """A bound method of a mutable library object (``HANDLER.setFormatter``)."""
         method = get_proper_type(self._checker.lookup_type_or_none(member))
-        if not isinstance(method, CallableType | Overloaded):
+        if not isinstance(method, (CallableType, Overloaded)):
             return False
         receiver = get_proper_type(self._checker.lookup_type_or_none(member.expr))
         return self._mutable_library_object(receiver)
@@ -458,7 +458,7 @@ class Provenance:
         if _process_wide_list(receiver):
             return True  # ``sys.meta_path.append(f)``: refused as a process-wide change
         root = receiver
-        while isinstance(root, MemberExpr | IndexExpr):
+        while isinstance(root, (MemberExpr, IndexExpr)):
             root = root.expr if isinstance(root, MemberExpr) else root.base
         if not isinstance(root, NameExpr):
             return False
@@ -502,7 +502,7 @@ class Provenance:
         library object no binding of this module holds (a parameter's, a call's result)."""
         base = target.expr
         if isinstance(base, RefExpr) and (
-            isinstance(base.node, MypyFile | TypeInfo) or function_of(base.node) is not None
+            isinstance(base.node, (MypyFile, TypeInfo)) or function_of(base.node) is not None
         ):
             return []  # a module's, class's or function's attribute: _note_patch, refused
         receiver = get_proper_type(self._checker.lookup_type_or_none(base))
@@ -574,7 +574,7 @@ class Provenance:
             return True
         if kind is ListExpr or kind is TupleExpr or kind is SetExpr:
             # A fresh container holds only its items.
-            return all(map(self._harmless, cast(ListExpr | TupleExpr | SetExpr, value).items))
+            return all(map(self._harmless, cast("ListExpr | TupleExpr | SetExpr", value).items))
         if kind is DictExpr:
             return all(
                 (key is None or self._harmless(key)) and self._harmless(item)
@@ -615,7 +615,7 @@ class Provenance:
                 if not self._is_library(proper.type.module_name):
                     return False
                 pending.extend(proper.args)
-            elif isinstance(proper, UnionType | TupleType):
+            elif isinstance(proper, (UnionType, TupleType)):
                 pending.extend(proper.items)
         return True
 
@@ -680,7 +680,7 @@ class Provenance:
             symbol = self._checker.tree.names.get(name)
             if symbol is None:
                 return None
-            if isinstance(symbol.node, FuncDef | Decorator | OverloadedFuncDef | TypeInfo):
+            if isinstance(symbol.node, (FuncDef, Decorator, OverloadedFuncDef, TypeInfo)):
                 what = f'rebinding "{name}" through globals()'
                 self._setup_hazards.append((owner.line, what))
             target: RefExpr = NameExpr(name)
@@ -705,7 +705,7 @@ class Provenance:
             # Another module's attributes: refused by _note_patch.
             here = module.fullname == self._checker.tree.fullname
             symbol = module.names.get(target.name) if here else None
-            if symbol is not None and isinstance(symbol.node, FuncDef | Decorator | TypeInfo):
+            if symbol is not None and isinstance(symbol.node, (FuncDef, Decorator, TypeInfo)):
                 what = f'replacing "{target.name}" of module "{module.fullname}"'
                 self._setup_hazards.append((target.line, what))
             return
@@ -714,7 +714,7 @@ class Provenance:
             what = f'assigning attribute "{target.name}" of a module object'
             self._setup_hazards.append((target.line, what))
             return
-        if isinstance(base, NameExpr | MemberExpr) and function_of(base.node) is not None:
+        if isinstance(base, (NameExpr, MemberExpr)) and function_of(base.node) is not None:
             what = f'assigning attribute "{target.name}" of function "{base.name}"'
             self._setup_hazards.append((target.line, what))
             return
@@ -729,7 +729,7 @@ class Provenance:
     def _note_rebindings(self, statements: list[Statement]) -> None:
         """Attach to each function and class bound to a name of one scope (the module, a
         class body) every other binding of that name there."""
-        first: dict[str, tuple[Node, NameExpr | None]] = {}
+        first: dict[str, Node] = {}
         bound: dict[str, list[tuple[Node, NameExpr | None]]] = {}
         self._bindings(statements, first, bound)
         for name in [name for name in first if name in bound] if bound else ():
@@ -754,59 +754,50 @@ class Provenance:
     def _bindings(
         self,
         statements: Iterable[Node],
-        first: dict[str, tuple[Node, NameExpr | None]],
+        first: dict[str, Node],
         again: dict[str, list[tuple[Node, NameExpr | None]]],
     ) -> None:
         """Every statement that binds a name in one scope (``def``, ``class``, ``import``,
         ``name = value``), through ``if``/``try``/loops but not into functions or classes:
         each name's first binding in ``first``; all of them, in order, in ``again`` for a
         name bound more than once (the usual case is once: nothing more to read)."""
-
-        def bind_again(name: str, node: Node, lvalue: NameExpr | None = None) -> None:
-            if name in again:
-                again[name].append((node, lvalue))
-            else:
-                again[name] = [first[name], (node, lvalue)]
-
         for node in statements:
             kind = type(node)
             if kind in _LEAVES:
                 if kind is ImportFrom:
-                    assert isinstance(node, ImportFrom)
-                    for name, alias in node.names:
-                        if (alias or name) in first:
-                            bind_again(alias or name, node)
+                    for name, alias in cast(ImportFrom, node).names:
+                        bound = alias or name
+                        if bound in first:
+                            _bind_again(bound, node, None, first, again)
                         else:
-                            first[alias or name] = (node, None)
+                            first[bound] = node
                 elif kind is ImportAll:
-                    assert isinstance(node, ImportAll)
-                    module = self._imported_module(node)
+                    module = self._imported_module(cast(ImportAll, node))
                     for name, symbol in module.names.items() if module is not None else ():
                         if symbol.module_public and symbol.node is not None:
                             if name in first:
-                                bind_again(name, node)
+                                _bind_again(name, node, None, first, again)
                             else:
-                                first[name] = (node, None)
+                                first[name] = node
             elif kind is AssignmentStmt:
-                assert isinstance(node, AssignmentStmt)
-                for lvalue in node.lvalues:
-                    if isinstance(lvalue, NameExpr):
+                for lvalue in cast(AssignmentStmt, node).lvalues:
+                    if type(lvalue) is NameExpr:
                         if lvalue.name in first:
-                            bind_again(lvalue.name, node, lvalue)
+                            _bind_again(lvalue.name, node, lvalue, first, again)
                         else:
-                            first[lvalue.name] = (node, lvalue)
+                            first[lvalue.name] = node
             elif kind in _DEFINITIONS:
-                name = cast(FuncDef | Decorator | OverloadedFuncDef | ClassDef, node).name
+                name = cast("FuncDef | Decorator | OverloadedFuncDef | ClassDef", node).name
                 if name in first:
-                    bind_again(name, node)
+                    _bind_again(name, node, None, first, again)
                 else:
-                    first[name] = (node, None)
+                    first[name] = node
             elif isinstance(node, IfStmt):
                 self._bindings([*node.body, *_optional(node.else_body)], first, again)
             elif isinstance(node, TryStmt):
                 blocks = [node.body, *node.handlers, *_optional(node.else_body)]
                 self._bindings([*blocks, *_optional(node.finally_body)], first, again)
-            elif isinstance(node, ForStmt | WhileStmt):
+            elif isinstance(node, (ForStmt, WhileStmt)):
                 self._bindings([node.body, *_optional(node.else_body)], first, again)
             elif isinstance(node, WithStmt):
                 self._bindings([node.body], first, again)
@@ -819,7 +810,7 @@ class Provenance:
         if isinstance(node, AssignmentStmt) and lvalue is not None:
             var = lvalue.node if isinstance(lvalue.node, Var) else None
             return _Binding(node.rvalue, None, var)
-        if isinstance(node, ImportFrom | ImportAll):
+        if isinstance(node, (ImportFrom, ImportAll)):
             # What the import binds (an unresolvable one refers to nothing).
             module = self._imported_module(node)
             imported = name
@@ -996,14 +987,14 @@ class Provenance:
         """Names bound or deleted without a value the pass tracks (``except E as X``,
         ``case X:``, ``del X``): only whether one rebinds a module variable matters."""
         for target in targets:
-            if isinstance(target, TupleExpr | ListExpr):
+            if isinstance(target, (TupleExpr, ListExpr)):
                 self._note_unbound_names(target.items)
             elif isinstance(target, NameExpr) and target.kind == GDEF:
                 self._note_global(target)
 
     def _note_deleted_attributes(self, target: Expression) -> None:
         """``del json.dumps``, ``del Policy.allow``: like assigning them."""
-        if isinstance(target, TupleExpr | ListExpr):
+        if isinstance(target, (TupleExpr, ListExpr)):
             for item in target.items:
                 self._note_deleted_attributes(item)
         elif isinstance(target, MemberExpr):
@@ -1050,19 +1041,16 @@ class Provenance:
             for method in self._bound_methods(var):
                 self._method_stores(method.expr, method.name, values)
         callees = module.callees
-        passed = {
-            id(member): member
-            for member in module.members
-            if id(member) not in callees
-            and not _keeps_nothing(member)
-            and (member.name in _STORING_METHODS or self._library_method(member))
-        }
-        for call in module.calls if passed else ():
+        for call in module.calls:
             for index, argument in enumerate(call.args):
-                given = passed.get(id(argument))
-                if given is not None:
+                if (
+                    type(argument) is MemberExpr
+                    and id(argument) not in callees
+                    and not _keeps_nothing(argument)
+                    and (argument.name in _STORING_METHODS or self._library_method(argument))
+                ):
                     others = [*call.args[:index], *call.args[index + 1 :]]
-                    self._method_stores(given.expr, given.name, others)
+                    self._method_stores(argument.expr, argument.name, others)
 
     def _process_wide_values(self, module: ModuleExpressions, names: bool, methods: bool) -> None:
         """A function or method that installs a process-wide callback, used other than by a
@@ -1316,7 +1304,7 @@ class Provenance:
         found: set[Var] = set()
         for value in self._flows.get(var, ()):
             for expr in _with_parts(value):
-                if isinstance(expr, NameExpr | MemberExpr):
+                if isinstance(expr, (NameExpr, MemberExpr)):
                     source = self._root_binding(expr)
                     if source is not None and source is not var:
                         found.add(source)
@@ -1419,6 +1407,24 @@ class _Binding(NamedTuple):
     """The variable an assignment binds, when the name is one."""
 
 
+def _bind_again(
+    name: str,
+    node: Node,
+    lvalue: NameExpr | None,
+    first: dict[str, Node],
+    again: dict[str, list[tuple[Node, NameExpr | None]]],
+) -> None:
+    """Record another binding of ``name`` (and, the first time, the binding before it)."""
+    if name in again:
+        again[name].append((node, lvalue))
+        return
+    earlier = first[name]
+    named = None
+    if type(earlier) is AssignmentStmt:  # its first target of that name
+        named = next((t for t in earlier.lvalues if type(t) is NameExpr and t.name == name), None)
+    again[name] = [(earlier, named), (node, lvalue)]
+
+
 def _optional(block: Block | None) -> list[Block]:
     return [block] if block is not None else []
 
@@ -1515,7 +1521,7 @@ def _is_globals(expr: Expression) -> bool:
 
 def _names_type_checking(expr: Expression) -> bool:
     return any(
-        isinstance(e, NameExpr | MemberExpr) and e.name in _TYPE_CHECKING_NAMES
+        isinstance(e, (NameExpr, MemberExpr)) and e.name in _TYPE_CHECKING_NAMES
         for e in _with_parts(expr)
     )
 
@@ -1555,7 +1561,7 @@ def _captures(pattern: Pattern) -> Iterable[NameExpr]:
             yield pattern.name
         if pattern.pattern is not None:
             yield from _captures(pattern.pattern)
-    elif isinstance(pattern, OrPattern | SequencePattern):
+    elif isinstance(pattern, (OrPattern, SequencePattern)):
         for inner in pattern.patterns:
             yield from _captures(inner)
     elif isinstance(pattern, StarredPattern):

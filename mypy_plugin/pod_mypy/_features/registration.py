@@ -181,7 +181,7 @@ def _register(
 
 
 def _shown_name(expr: Expression) -> str:
-    if isinstance(expr, NameExpr | MemberExpr):
+    if isinstance(expr, (NameExpr, MemberExpr)):
         return expr.name
     return type(expr).__name__
 
