@@ -14,7 +14,6 @@ and reported with the walk.
 
 from __future__ import annotations
 
-from operator import is_
 from typing import NamedTuple, TypeAlias, final
 
 from mypy.checker import TypeChecker
@@ -91,8 +90,12 @@ class ModuleHooks:
         tries, mostly with the same argument types: what the first run found stands."""
         call = (context, *inputs)  # held, so no id here is reused while compared
         previous = self._calls.get(id(context))
-        if previous is not None and len(previous) == len(call) and all(map(is_, previous, call)):
-            return True
+        if previous is not None and len(previous) == len(call):
+            for before, now in zip(previous, call, strict=True):
+                if before is not now:
+                    break
+            else:
+                return True
         self._calls[id(context)] = call
         return False
 

@@ -1006,8 +1006,14 @@ class Provenance:
         sight."""
         # What the module's names and attributes refer to, read once (at C speed): most
         # modules name no setattr, exec, eval, vars, globals or locals and no namespace.
-        fullnames = set(map(_FULLNAME, module.names))
-        fullnames.update(map(_FULLNAME, module.members))
+        # Most modules name none of the callees these checks look for: no set of every name.
+        fullnames: set[str] = set()
+        if not (
+            _NOTABLE_CALLEES.isdisjoint(map(_FULLNAME, module.names))
+            and _NOTABLE_CALLEES.isdisjoint(map(_FULLNAME, module.members))
+        ):
+            fullnames.update(map(_FULLNAME, module.names))
+            fullnames.update(map(_FULLNAME, module.members))
         attributes = set(map(_NAME, module.members))
         special = not fullnames.isdisjoint(_SPECIAL_CALLEES) or "__setattr__" in attributes
         ordered: Sequence[Expression] = module.calls
@@ -1358,6 +1364,8 @@ _RUNS_SOURCE: Final = frozenset({"builtins.exec", "builtins.eval"})
 _NAMESPACE_CALLS: Final = frozenset({"builtins.vars", "builtins.globals", "builtins.locals"})
 _SPECIAL_CALLEES: Final = _RUNS_SOURCE | {_SETATTR}
 _HIDING_NAMES: Final = _NAMESPACE_CALLS | {_SETATTR}
+_NOTABLE_CALLEES: Final = _SPECIAL_CALLEES | _HIDING_NAMES | PROCESS_WIDE_CALLS
+"""What :meth:`Provenance._expressions` looks for among the module's names."""
 _NAMESPACES: Final = frozenset({"__dict__", "__setattr__"})
 """Attributes :func:`_hidden_stores` looks for (with the names above)."""
 _LOCAL_NAMESPACES: Final = frozenset({"builtins.vars", "builtins.locals"})
