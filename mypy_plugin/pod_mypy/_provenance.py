@@ -217,10 +217,9 @@ class Provenance:
         module's types alive)."""
         self._source_cache: list[str] | None = None
         self._top_lines: set[int] | None = None
-        # Most modules name neither anywhere: their ``if`` statements need no look.
-        self._mentions_type_checking = not (
-            _TYPE_CHECKING_NAMES.isdisjoint(map(_NAME, expressions.names))
-            and _TYPE_CHECKING_NAMES.isdisjoint(map(_NAME, expressions.members))
+        # The attribute names the module reads or writes, and what its names mention.
+        self._attributes, self._mentions_type_checking, self._names_notable_callee = _read_names(
+            expressions
         )
         self._walk(checker.tree.defs)
         for statements in (checker.tree.defs, *(info.defn.defs.body for info in self.classes)):
@@ -1008,23 +1007,21 @@ class Provenance:
         # modules name no setattr, exec, eval, vars, globals or locals and no namespace.
         # Most modules name none of the callees these checks look for: no set of every name.
         fullnames: set[str] = set()
-        if not (
-            _NOTABLE_CALLEES.isdisjoint(map(_FULLNAME, module.names))
-            and _NOTABLE_CALLEES.isdisjoint(map(_FULLNAME, module.members))
-        ):
+        if self._names_notable_callee:
             fullnames.update(map(_FULLNAME, module.names))
             fullnames.update(map(_FULLNAME, module.members))
-        attributes = set(map(_NAME, module.members))
+        attributes = self._attributes
         special = not fullnames.isdisjoint(_SPECIAL_CALLEES) or "__setattr__" in attributes
-        ordered: Sequence[Expression] = module.calls
-        if module.walruses:
+        if not module.walruses:
+            for call in module.calls:
+                self._store_call(call, special)
+        else:
             # Source order, as a binding's flows are listed (a message quotes the first).
-            ordered = [expr for expr in module.all if type(expr) in _BINDING_EXPRESSIONS]
-        for expr in ordered:
-            if isinstance(expr, AssignmentExpr):
-                self._add(expr.target, expr.value)
-            elif isinstance(expr, CallExpr):
-                self._store_call(expr, special)
+            for expr in module.all:
+                if isinstance(expr, AssignmentExpr):
+                    self._add(expr.target, expr.value)
+                elif isinstance(expr, CallExpr):
+                    self._store_call(expr, special)
         self._bound_method_stores(module)
         installers = not fullnames.isdisjoint(PROCESS_WIDE_CALLS)
         methods = not attributes.isdisjoint(PROCESS_WIDE_METHODS)
@@ -1348,7 +1345,6 @@ _LEAVES: Final = frozenset(
     {ExpressionStmt, ReturnStmt, PassStmt, RaiseStmt, AssertStmt, Import, ImportFrom, ImportAll}
 )
 """Statements that bind nothing and hold no block (their calls are read separately)."""
-_NAME: Final = attrgetter("name")
 _FULLNAME: Final = attrgetter("fullname")
 _CHAINS: Final = frozenset({MemberExpr, CallExpr, IndexExpr})
 _PARTIALS: Final = frozenset({"functools.partial", "functools.partialmethod"})
@@ -1359,7 +1355,6 @@ _ALIASING: Final = frozenset({NameExpr, MemberExpr, IndexExpr, CallExpr})
 _DEFINITIONS: Final = frozenset({FuncDef, Decorator, OverloadedFuncDef, ClassDef})
 _SETATTR: Final = "builtins.setattr"
 _LITERALS: Final = frozenset({StrExpr, BytesExpr, IntExpr, FloatExpr, ComplexExpr})
-_BINDING_EXPRESSIONS: Final = frozenset({AssignmentExpr, CallExpr})
 _RUNS_SOURCE: Final = frozenset({"builtins.exec", "builtins.eval"})
 _NAMESPACE_CALLS: Final = frozenset({"builtins.vars", "builtins.globals", "builtins.locals"})
 _SPECIAL_CALLEES: Final = _RUNS_SOURCE | {_SETATTR}
@@ -1372,6 +1367,27 @@ _LOCAL_NAMESPACES: Final = frozenset({"builtins.vars", "builtins.locals"})
 _SHOWN: Final = 60
 """Longest right-hand side a message quotes whole."""
 _TYPE_CHECKING_NAMES: Final = frozenset({"TYPE_CHECKING", "MYPY"})
+
+
+def _read_names(expressions: ModuleExpressions) -> tuple[set[str], bool, bool]:
+    """The attribute names a module reads or writes; whether it names TYPE_CHECKING; whether
+    it names a callee the store checks look for (:meth:`Provenance._expressions`). One look
+    at every name and attribute: most modules name neither."""
+    attributes: set[str] = set()
+    type_checking = notable = False
+    for ref in expressions.names:
+        if ref.name in _TYPE_CHECKING_NAMES:
+            type_checking = True
+        if ref.fullname in _NOTABLE_CALLEES:
+            notable = True
+    for member in expressions.members:
+        name = member.name
+        attributes.add(name)
+        if name in _TYPE_CHECKING_NAMES:
+            type_checking = True
+        if member.fullname in _NOTABLE_CALLEES:
+            notable = True
+    return attributes, type_checking, notable
 
 
 def _top(module: str) -> str:

@@ -7,7 +7,7 @@ reads only the kinds it needs instead of testing every expression itself.
 
 from __future__ import annotations
 
-from typing import final
+from typing import Any, final
 
 from mypy.nodes import (
     AssignmentExpr,
@@ -30,26 +30,33 @@ class ModuleExpressions:
 
     def __init__(self, tree: MypyFile) -> None:
         self.all = get_subexpressions(tree)
-        self.calls: list[CallExpr] = []
-        self.casts: list[CastExpr] = []
-        self.members: list[MemberExpr] = []
-        self.names: list[NameExpr] = []
-        self.walruses: list[AssignmentExpr] = []
-        self._callees: set[int] | None = None
-        calls, members, names = self.calls, self.members, self.names
-        # By exact class (mypy has no subclasses of these), most frequent first: compiled,
-        # each test is a pointer comparison.
+        # By exact class (mypy has no subclasses of these), most frequent first, with the
+        # classes in locals: compiled, each test is then a pointer comparison.
+        name_kind, member_kind, call_kind = NameExpr, MemberExpr, CallExpr
+        cast_kind, walrus_kind = CastExpr, AssignmentExpr
+        names: list[Any] = []
+        members: list[Any] = []
+        calls: list[Any] = []
+        casts: list[Any] = []
+        walruses: list[Any] = []
         for expr in self.all:
-            if type(expr) is NameExpr:
+            kind = type(expr)
+            if kind is name_kind:
                 names.append(expr)
-            elif type(expr) is MemberExpr:
+            elif kind is member_kind:
                 members.append(expr)
-            elif type(expr) is CallExpr:
+            elif kind is call_kind:
                 calls.append(expr)
-            elif type(expr) is CastExpr:
-                self.casts.append(expr)
-            elif type(expr) is AssignmentExpr:
-                self.walruses.append(expr)
+            elif kind is cast_kind:
+                casts.append(expr)
+            elif kind is walrus_kind:
+                walruses.append(expr)
+        self.names: list[NameExpr] = names
+        self.members: list[MemberExpr] = members
+        self.calls: list[CallExpr] = calls
+        self.casts: list[CastExpr] = casts
+        self.walruses: list[AssignmentExpr] = walruses
+        self._callees: set[int] | None = None
 
     @property
     def callees(self) -> set[int]:
