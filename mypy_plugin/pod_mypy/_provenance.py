@@ -108,7 +108,15 @@ from ._consts import (
 )
 from ._defs import class_of, defined_in, function_of, variable_module
 from ._origin import HOST_PACKAGES, is_library
-from ._scan import ModuleExpressions
+from ._scan import (
+    CALL_EXPR,
+    MEMBER_EXPR,
+    MYPY_FILE,
+    NAME_EXPR,
+    TYPE_INFO,
+    VAR,
+    ModuleExpressions,
+)
 
 __all__ = ["Derivation", "Provenance"]
 
@@ -882,14 +890,14 @@ class Provenance:
             node = pending.pop()
             if type(node) in _LEAVES:
                 continue
-            if type(node) is AssignmentStmt:
+            if type(node) is _ASSIGNMENT_STMT:
                 for lvalue in node.lvalues:
                     self._add(lvalue, node.rvalue)
-            elif type(node) is Block:
+            elif type(node) is _BLOCK:
                 if node.is_unreachable and node.body:
                     self.hazards.append((node.body[0].line, "unreachable"))
                 pending.extend(node.body)
-            elif type(node) is IfStmt:
+            elif type(node) is _IF_STMT:
                 if self._mentions_type_checking and any(_names_type_checking(e) for e in node.expr):
                     self.hazards.append((node.line, "type_checking"))
                     if node.else_body is not None and self._at_top(node):
@@ -897,22 +905,22 @@ class Provenance:
                 pending.extend(node.body)
                 if node.else_body is not None:
                     pending.append(node.else_body)
-            elif type(node) is FuncDef:
+            elif type(node) is _FUNC_DEF:
                 self._function(node, pending)
-            elif type(node) is Decorator:
+            elif type(node) is _DECORATOR:
                 self.decorators[id(node.func)] = node
                 for decorator in node.decorators:
                     self._decorator_stores(decorator, node.func)
-                    callee = decorator.callee if type(decorator) is CallExpr else decorator
+                    callee = decorator.callee if type(decorator) is CALL_EXPR else decorator
                     if not _method_of_a_variable(callee):  # ``@registry.on(...)`` is one
                         self._attach(decorator, [_reference(node.func)])
                 pending.append(node.func)
-            elif type(node) is ClassDef:
+            elif type(node) is _CLASS_DEF:
                 self.classes.append(node.info)
                 pending.append(node.defs)
             elif node is _FUNCTION_END:
                 self._function_depth -= 1
-            elif type(node) is GlobalDecl:
+            elif type(node) is _GLOBAL_DECL:
                 # In hook code, whatever follows it (``import json as X``, ``def X``, ``X =``
                 # in a nested class) would rebind a module variable.
                 self.hazards.append((node.line, "global"))
@@ -1106,16 +1114,16 @@ class Provenance:
         """A call that may store its arguments, set an attribute or run source code (only
         where the module names a ``special`` callee)."""
         callee = call.callee
-        if type(callee) is NameExpr or type(callee) is MemberExpr:
+        if type(callee) is NAME_EXPR or type(callee) is MEMBER_EXPR:
             if special:
                 self._special_call(call, callee)
-            if type(callee) is MemberExpr:
+            if type(callee) is MEMBER_EXPR:
                 if _keeps_nothing(callee):
                     return
                 self._call(call, callee)
                 if _method_of_a_variable(callee):
                     return  # ``_call`` decided what it stores
-            elif type(callee.node) is TypeInfo:
+            elif type(callee.node) is TYPE_INFO:
                 return  # a class called by name: its code is followed where it is named
             if call.args:
                 self._attach(callee, call.args)
@@ -1348,6 +1356,15 @@ _LEAVES: Final = frozenset(
 _FULLNAME: Final = attrgetter("fullname")
 _CHAINS: Final = frozenset({MemberExpr, CallExpr, IndexExpr})
 _PARTIALS: Final = frozenset({"functools.partial", "functools.partialmethod"})
+# Statement classes the walk tests by exact class, as constants (compiled, a C static each,
+# where an imported class is a namespace lookup at every use; see ``_scan``).
+_ASSIGNMENT_STMT: Final = AssignmentStmt
+_BLOCK: Final = Block
+_IF_STMT: Final = IfStmt
+_FUNC_DEF: Final = FuncDef
+_DECORATOR: Final = Decorator
+_CLASS_DEF: Final = ClassDef
+_GLOBAL_DECL: Final = GlobalDecl
 _FUNCTION_END: Final = GlobalDecl([])
 """Marks, on the walk's stack, where the statements of a function end."""
 _ALIASING: Final = frozenset({NameExpr, MemberExpr, IndexExpr, CallExpr})
@@ -1603,10 +1620,10 @@ def _captures(pattern: Pattern) -> Iterable[NameExpr]:
 
 def _method_of_a_variable(callee: Expression) -> bool:
     """``x.method``: a callee :meth:`Provenance._attach` has nothing to record for."""
-    if type(callee) is not MemberExpr or callee.name == "register":
+    if type(callee) is not MEMBER_EXPR or callee.name == "register":
         return False
     base = callee.expr
-    return type(base) is NameExpr and type(base.node) is Var
+    return type(base) is NAME_EXPR and type(base.node) is VAR
 
 
 def _keeps_nothing(callee: MemberExpr) -> bool:
@@ -1616,8 +1633,8 @@ def _keeps_nothing(callee: MemberExpr) -> bool:
     the process-wide checks'), and it starts from no function of this module."""
     receiver = callee.expr
     kind = type(receiver)
-    if kind is NameExpr or kind is MemberExpr:
-        return type(cast(RefExpr, receiver).node) is MypyFile
+    if kind is NAME_EXPR or kind is MEMBER_EXPR:
+        return type(cast(RefExpr, receiver).node) is MYPY_FILE
     return kind in _LITERALS and callee.name not in _STORING_METHODS
 
 

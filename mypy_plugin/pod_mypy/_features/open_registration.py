@@ -15,7 +15,7 @@ type map), so it also runs for modules that register nothing.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, cast
 
 from mypy.expandtype import expand_type_by_instance
 from mypy.nodes import (
@@ -33,7 +33,7 @@ from mypy.types import AnyType, CallableType, Instance, Type, get_proper_type
 
 from .._consts import REGISTRY_CLASS
 from .._defs import function_of
-from .._scan import ModuleExpressions
+from .._scan import MEMBER_EXPR, NAME_EXPR, VAR, ModuleExpressions
 
 __all__ = ["open_registrations"]
 
@@ -66,11 +66,11 @@ def _opaque(typ: Type | None) -> bool:
 
 def _registry_value(expr: Expression) -> bool:
     kind = type(expr)  # mypy has no subclasses of these node classes
-    if kind is NameExpr or kind is MemberExpr:
-        node = expr.node if isinstance(expr, RefExpr) else None
-        if type(node) is Var:  # a variable, or a module's attribute: its stored type
+    if kind is NAME_EXPR or kind is MEMBER_EXPR:
+        node = cast(RefExpr, expr).node
+        if type(node) is VAR:  # a variable, or a module's attribute: its stored type
             return _is_registry(node.type)
-        if kind is NameExpr:
+        if kind is NAME_EXPR:
             return False
     return _is_registry(_stored_type(expr))
 
@@ -102,7 +102,7 @@ def open_registrations(
     for call in expressions.calls:
         for argument in call.args:
             kind = type(argument)  # mypy has no subclasses of these two
-            if (kind is NameExpr or kind is MemberExpr) and _registry_value(argument):
+            if (kind is NAME_EXPR or kind is MEMBER_EXPR) and _registry_value(argument):
                 found.extend(_call(call))
                 break
     for cast_expr in expressions.casts:
