@@ -99,10 +99,20 @@ def open_registrations(
     """``(line, column, message)`` for every registration the plugin could not see, given
     every expression of the module."""
     found: list[tuple[int, int, str]] = []
+    registries: dict[Var, bool] = {}  # by variable: a module passes the same ones often
     for call in expressions.calls:
         for argument in call.args:
             kind = type(argument)  # mypy has no subclasses of these two
-            if (kind is NAME_EXPR or kind is MEMBER_EXPR) and _registry_value(argument):
+            if kind is not NAME_EXPR and kind is not MEMBER_EXPR:
+                continue
+            node = cast(RefExpr, argument).node
+            if type(node) is VAR:  # as _registry_value reads it
+                registry = registries.get(node)
+                if registry is None:
+                    registry = registries[node] = _is_registry(node.type)
+            else:
+                registry = _registry_value(argument)
+            if registry:
                 found.extend(_call(call))
                 break
     for cast_expr in expressions.casts:
