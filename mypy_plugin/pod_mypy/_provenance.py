@@ -182,6 +182,8 @@ class Provenance:
         immutable: Callable[[Type], bool],
     ) -> None:
         self._checker = checker
+        self._here = checker.tree.fullname
+        """This module's name."""
         self._reaches = reaches
         self._immutable = immutable
         self._flows: dict[Var, list[Expression]] = {}
@@ -291,11 +293,15 @@ class Provenance:
             if current in seen:
                 continue
             seen.add(current)
+            open_ended = current in self._parameters or current not in self._flows
+            sources: set[Var] = set() if open_ended else self._sources_of(current)
+            if not open_ended and not sources:
+                continue  # every value it is given is known, and built from no binding
             if closed(current.type):
                 continue  # a closed value holds only what its type shows, which is checked
-            if current in self._parameters or current not in self._flows:
-                return current  # open-ended, and not closed (above)
-            pending.extend(self._sources_of(current))
+            if open_ended:
+                return current
+            pending.extend(sources)
         return None
 
     def held_functions(self, var: Var) -> Iterable[FuncItem | TypeInfo]:
@@ -470,7 +476,7 @@ class Provenance:
         if not isinstance(root, NameExpr):
             return False
         node = root.node
-        here = self._checker.tree.fullname
+        here = self._here
         if isinstance(node, TypeInfo):
             return node.module_name == here
         func = function_of(node)
@@ -516,7 +522,7 @@ class Provenance:
         items: list[Type | None] = (
             list(receiver.items) if isinstance(receiver, UnionType) else [receiver]
         )
-        here = self._checker.tree.fullname
+        here = self._here
         holders: list[Var] = []
         harmless: bool | None = None
         for member in items:
@@ -571,7 +577,7 @@ class Provenance:
         if var in self._parameters:
             return False
         module = variable_module(var)
-        return module is None or module == self._checker.tree.fullname
+        return module is None or module == self._here
 
     def _harmless(self, value: Expression) -> bool:
         """A value that holds no code and no reference: of a deeply immutable type made of
@@ -710,7 +716,7 @@ class Provenance:
         module = base.node if isinstance(base, RefExpr) else None
         if isinstance(module, MypyFile):
             # Another module's attributes: refused by _note_patch.
-            here = module.fullname == self._checker.tree.fullname
+            here = module.fullname == self._here
             symbol = module.names.get(target.name) if here else None
             if symbol is not None and isinstance(symbol.node, (FuncDef, Decorator, TypeInfo)):
                 what = f'replacing "{target.name}" of module "{module.fullname}"'
@@ -851,7 +857,7 @@ class Provenance:
             owner = base.node.fullname if isinstance(base.node, MypyFile) else ""
             if isinstance(base.node, TypeInfo):
                 owner = base.node.module_name
-            if owner != self._checker.tree.fullname:
+            if owner != self._here:
                 # Setup code may patch its own module, never another one.
                 self._setup_hazards.append(
                     (target.line, f'{verb} attribute "{target.name}" of {what}')
@@ -1211,17 +1217,19 @@ class Provenance:
         values in the receiver's binding."""
         if not values:
             return
-        var = self._root_binding(receiver)
         typ = get_proper_type(self._checker.lookup_type_or_none(receiver))
-        user = isinstance(typ, Instance) and not self._is_library(typ.type.module_name)
         storing = method is None or method in _STORING_METHODS
+        if not storing and isinstance(typ, Instance) and self._is_host(typ.type.module_name):
+            return  # llm-pod's own object, by a method that stores nothing (see below)
+        var = self._root_binding(receiver)
+        user = isinstance(typ, Instance) and not self._is_library(typ.type.module_name)
         if var is None or not (self._owned(var) or var in self._parameters):
             # ``"...".format(...)`` (every f-string), ``logging.info(...)``: a call's result
             # or a library's object keeps nothing the plugin can see; a storing method or a
             # method of another module's class may keep what it is given.
             # Any method of a mutable library object may keep what it is given
             # (``logging.getLogger().handlers[0].setFormatter(f)``, ``handler().setFormatter(f)``).
-            here = user and cast(Instance, typ).type.module_name == self._checker.tree.fullname
+            here = user and cast(Instance, typ).type.module_name == self._here
             # ``Logger.addHandler``...: refused as a process-wide change (boundary's check).
             installer = (
                 method in PROCESS_WIDE_METHODS
@@ -1242,7 +1250,7 @@ class Provenance:
             self._flows.setdefault(var, []).extend(values)
             return
         # llm-pod's own objects keep what the plugin checks itself (``registry.on``).
-        host = isinstance(typ, Instance) and _top(typ.type.module_name) in HOST_PACKAGES
+        host = isinstance(typ, Instance) and self._is_host(typ.type.module_name)
         if storing:
             kept = list(values)
         elif host or self._closed_by_type(var):
@@ -1301,6 +1309,9 @@ class Provenance:
         if closed is None:
             closed = self._closed_vars[var] = var.type is not None and self._immutable(var.type)
         return closed
+
+    def _is_host(self, module: str) -> bool:
+        return _top(module) in HOST_PACKAGES
 
     def _is_library(self, module: str) -> bool:
         library = self._library_modules.get(module)
