@@ -221,6 +221,7 @@ class Provenance:
         """Answers of :meth:`attached` (asked once per function the module's hooks call)."""
         self._library_modules: dict[str, bool] = {}
         self._library_vars: dict[Var, bool] = {}
+        self._host_modules: dict[str, bool] = {}
         self._harmless_vars: dict[Var, bool] = {}
         self._harmless_types: dict[int, tuple[Type, bool]] = {}
         """Answers of :meth:`_harmless_type` by the type's identity (the type map keeps the
@@ -457,7 +458,7 @@ class Provenance:
         return (
             isinstance(typ, Instance)
             and self._is_library(typ.type.module_name)
-            and _top(typ.type.module_name) not in HOST_PACKAGES
+            and not self._is_host(typ.type.module_name)
             and not self._immutable(typ)
         )
 
@@ -1311,7 +1312,11 @@ class Provenance:
         return closed
 
     def _is_host(self, module: str) -> bool:
-        return _top(module) in HOST_PACKAGES
+        """A module of llm-pod itself."""
+        host = self._host_modules.get(module)
+        if host is None:
+            host = self._host_modules[module] = _top(module) in HOST_PACKAGES
+        return host
 
     def _is_library(self, module: str) -> bool:
         library = self._library_modules.get(module)
