@@ -109,7 +109,14 @@ from ._consts import (
 from ._defs import class_of, defined_in, function_of, variable_module
 from ._origin import HOST_PACKAGES, is_library
 from ._scan import (
+    ASSIGNMENT_STMT,
+    BLOCK,
     CALL_EXPR,
+    CLASS_DEF,
+    DECORATOR,
+    FUNC_DEF,
+    GLOBAL_DECL,
+    IF_STMT,
     MEMBER_EXPR,
     MYPY_FILE,
     NAME_EXPR,
@@ -896,14 +903,14 @@ class Provenance:
             node = pending.pop()
             if type(node) in _LEAVES:
                 continue
-            if type(node) is _ASSIGNMENT_STMT:
+            if type(node) is ASSIGNMENT_STMT:
                 for lvalue in node.lvalues:
                     self._add(lvalue, node.rvalue)
-            elif type(node) is _BLOCK:
+            elif type(node) is BLOCK:
                 if node.is_unreachable and node.body:
                     self.hazards.append((node.body[0].line, "unreachable"))
                 pending.extend(node.body)
-            elif type(node) is _IF_STMT:
+            elif type(node) is IF_STMT:
                 # Only the condition is read (a module-wide look at every name costs more).
                 if any(_names_type_checking(e) for e in node.expr):
                     self.hazards.append((node.line, "type_checking"))
@@ -912,9 +919,9 @@ class Provenance:
                 pending.extend(node.body)
                 if node.else_body is not None:
                     pending.append(node.else_body)
-            elif type(node) is _FUNC_DEF:
+            elif type(node) is FUNC_DEF:
                 self._function(node, pending)
-            elif type(node) is _DECORATOR:
+            elif type(node) is DECORATOR:
                 self.decorators[id(node.func)] = node
                 for decorator in node.decorators:
                     self._decorator_stores(decorator, node.func)
@@ -922,12 +929,12 @@ class Provenance:
                     if not _method_of_a_variable(callee):  # ``@registry.on(...)`` is one
                         self._attach(decorator, [_reference(node.func)])
                 pending.append(node.func)
-            elif type(node) is _CLASS_DEF:
+            elif type(node) is CLASS_DEF:
                 self.classes.append(node.info)
                 pending.append(node.defs)
             elif node is _FUNCTION_END:
                 self._function_depth -= 1
-            elif type(node) is _GLOBAL_DECL:
+            elif type(node) is GLOBAL_DECL:
                 # In hook code, whatever follows it (``import json as X``, ``def X``, ``X =``
                 # in a nested class) would rebind a module variable.
                 self.hazards.append((node.line, "global"))
@@ -1372,15 +1379,6 @@ _LEAVES: Final = frozenset(
 _FULLNAME: Final = attrgetter("fullname")
 _CHAINS: Final = frozenset({MemberExpr, CallExpr, IndexExpr})
 _PARTIALS: Final = frozenset({"functools.partial", "functools.partialmethod"})
-# Statement classes the walk tests by exact class, as constants (compiled, a C static each,
-# where an imported class is a namespace lookup at every use; see ``_scan``).
-_ASSIGNMENT_STMT: Final = AssignmentStmt
-_BLOCK: Final = Block
-_IF_STMT: Final = IfStmt
-_FUNC_DEF: Final = FuncDef
-_DECORATOR: Final = Decorator
-_CLASS_DEF: Final = ClassDef
-_GLOBAL_DECL: Final = GlobalDecl
 _FUNCTION_END: Final = GlobalDecl([])
 """Marks, on the walk's stack, where the statements of a function end."""
 _ALIASING: Final = frozenset({NameExpr, MemberExpr, IndexExpr, CallExpr})

@@ -11,9 +11,15 @@ from typing import Any, Final, final
 
 from mypy.nodes import (
     AssignmentExpr,
+    AssignmentStmt,
+    Block,
     CallExpr,
     CastExpr,
-    IndexExpr,
+    ClassDef,
+    Decorator,
+    FuncDef,
+    GlobalDecl,
+    IfStmt,
     MemberExpr,
     MypyFile,
     NameExpr,
@@ -23,8 +29,14 @@ from mypy.nodes import (
 from mypy.server.subexpr import get_subexpressions
 
 __all__ = [
+    "ASSIGNMENT_STMT",
+    "BLOCK",
     "CALL_EXPR",
-    "INDEX_EXPR",
+    "CLASS_DEF",
+    "DECORATOR",
+    "FUNC_DEF",
+    "GLOBAL_DECL",
+    "IF_STMT",
     "MEMBER_EXPR",
     "MYPY_FILE",
     "NAME_EXPR",
@@ -39,10 +51,16 @@ __all__ = [
 NAME_EXPR: Final = NameExpr
 MEMBER_EXPR: Final = MemberExpr
 CALL_EXPR: Final = CallExpr
-INDEX_EXPR: Final = IndexExpr
 TYPE_INFO: Final = TypeInfo
 MYPY_FILE: Final = MypyFile
 VAR: Final = Var
+ASSIGNMENT_STMT: Final = AssignmentStmt
+BLOCK: Final = Block
+IF_STMT: Final = IfStmt
+FUNC_DEF: Final = FuncDef
+DECORATOR: Final = Decorator
+CLASS_DEF: Final = ClassDef
+GLOBAL_DECL: Final = GlobalDecl
 
 
 @final
