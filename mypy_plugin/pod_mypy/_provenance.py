@@ -235,9 +235,10 @@ class Provenance:
         module's types alive)."""
         self._source_cache: list[str] | None = None
         self._top_lines: set[int] | None = None
-        # The attribute names the module reads or writes, and whether it names a callee the
-        # store checks look for.
-        self._attributes, self._names_notable_callee = _read_names(expressions)
+        # The attribute names the module reads or writes, and what its names mention.
+        self._attributes, self._mentions_type_checking, self._names_notable_callee = _read_names(
+            expressions
+        )
         self._walk(checker.tree.defs)
         for statements in (checker.tree.defs, *(info.defn.defs.body for info in self.classes)):
             self._note_rebindings(statements)
@@ -911,8 +912,7 @@ class Provenance:
                     self.hazards.append((node.body[0].line, "unreachable"))
                 pending.extend(node.body)
             elif type(node) is IF_STMT:
-                # Only the condition is read (a module-wide look at every name costs more).
-                if any(_names_type_checking(e) for e in node.expr):
+                if self._mentions_type_checking and any(_names_type_checking(e) for e in node.expr):
                     self.hazards.append((node.line, "type_checking"))
                     if node.else_body is not None and self._at_top(node):
                         self._setup_hazards.append((node.line, MODULE_HAZARD))
@@ -1400,20 +1400,25 @@ _SHOWN: Final = 60
 _TYPE_CHECKING_NAMES: Final = frozenset({"TYPE_CHECKING", "MYPY"})
 
 
-def _read_names(expressions: ModuleExpressions) -> tuple[set[str], bool]:
-    """The attribute names a module reads or writes, and whether it names a callee the store
-    checks look for (:meth:`Provenance._expressions`; most modules name none). One look at
-    every name and attribute."""
+def _read_names(expressions: ModuleExpressions) -> tuple[set[str], bool, bool]:
+    """The attribute names a module reads or writes; whether it names TYPE_CHECKING; whether
+    it names a callee the store checks look for (:meth:`Provenance._expressions`). One look
+    at every name and attribute: most modules name neither."""
     attributes: set[str] = set()
-    notable = False
+    type_checking = notable = False
     for ref in expressions.names:
+        if ref.name in _TYPE_CHECKING_NAMES:
+            type_checking = True
         if ref.fullname in _NOTABLE_CALLEES:
             notable = True
     for member in expressions.members:
-        attributes.add(member.name)
+        name = member.name
+        attributes.add(name)
+        if name in _TYPE_CHECKING_NAMES:
+            type_checking = True
         if member.fullname in _NOTABLE_CALLEES:
             notable = True
-    return attributes, notable
+    return attributes, type_checking, notable
 
 
 def _top(module: str) -> str:
