@@ -94,6 +94,9 @@ class Reach:
         """Answers for instances of classes without type arguments, for the whole build."""
         self._aliases: dict[str, tuple[Path | None, frozenset[str]]] = {}
         """Answers for type aliases without type arguments, for the whole build."""
+        self._variables: dict[TypeVarType, tuple[Path | None, frozenset[str]]] = {}
+        """Answers for type variables (by value: their bound and values), for the whole
+        build."""
         self.touched: set[str] = set()
         """Modules whose classes the answers since :meth:`start_module` depended on."""
 
@@ -125,6 +128,16 @@ class Reach:
             found = _indirect(self._first_path(_members(composite)))
             self._by_type[id(typ)] = (typ, found)
             return found
+        elif kind is TypeVarType:
+            # A generic library function's variable (``AnyStr`` of ``re.compile``), named
+            # in every module that calls it: decided by its bound and values, once a build.
+            variable = cast(TypeVarType, typ)
+            hit = self._variables.get(variable)
+            if hit is None:
+                found, modules = self._query(variable)
+                hit = self._variables[variable] = (found, frozenset(modules))
+            self.touched |= hit[1]
+            return hit[0]
         elif kind is Instance:
             instance = cast(Instance, typ)
             if instance.args and not self._is_privileged(instance.type):

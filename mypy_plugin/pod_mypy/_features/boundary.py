@@ -1038,12 +1038,11 @@ class _Walker:
         # Pre-order: an expression's subexpressions follow it. Report the innermost
         # problem of the first problematic expression, like in hook bodies.
         for expr in get_subexpressions(function):
-            where = _span(expr)
-            if found_at is not None and not _contains(found_at, where):
+            if found_at is not None and not _contains(found_at, _span(expr)):
                 break
             finding = self._finding(expr, span)
             if finding is not None:
-                found, found_at = finding, where
+                found, found_at = finding, _span(expr)
         if found is None:
             decorated = self.provenance.decorators.get(id(function))
             for decorator in decorated.decorators if decorated is not None else []:
@@ -1356,13 +1355,10 @@ class ProjectSubclasses:
             return
         # One pass over the modules still unread (a module's names fill in when mypy
         # analyses it), whatever order mypy analyses them in.
-        still: list[MypyFile] = []
-        analysed: list[MypyFile] = []
-        for file in self._unread:
-            (analysed if file.names else still).append(file)
+        analysed = [file for file in self._unread if file.names]
         if not analysed:
-            return
-        self._unread = still
+            return  # the usual answer: one pass that builds nothing
+        self._unread = [file for file in self._unread if not file.names]
         for file in analysed:
             self._read.add(file.fullname)
             for symbol in file.names.values():
