@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
 
-.PHONY: demo test lint typecheck unit typing bench bench-peers bench-plugin clean
+.PHONY: demo test lint typecheck unit typing typing-compiled bench bench-peers bench-plugin clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,10 +41,23 @@ typing: $(STAMP)
 	$(BIN)/mypy --strict --warn-unused-ignores typing_tests/assert_type
 	$(BIN)/pyright -p typing_tests/assert_type
 
-bench-plugin: $(STAMP)
-	$(BIN)/python bench/plugin_overhead.py
+# The mypyc-compiled plugin that release wheels ship: mypy_plugin/compile_plugin.py builds it
+# from a copy of the tree (once per source fingerprint) and prints a venv over .venv that loads
+# it. The same suite must pass with it.
+COMPILED_ROOT := $(abspath $(VENV)/pod-mypy-compiled)
+TYPING_COMPILED_BASE := $(abspath .mypy_testing_compiled)
+typing-compiled: $(STAMP)
+	mkdir -p $(TYPING_COMPILED_BASE)
+	env="$$($(BIN)/python mypy_plugin/compile_plugin.py $(COMPILED_ROOT))" && \
+	PATH="$$env/bin:$$PATH" "$$env/bin/python" -m pytest typing_tests -q -p no:cacheprovider \
+		--mypy-ini-file=typing_tests/mypy.ini --mypy-testing-base=$(TYPING_COMPILED_BASE) \
+		--mypy-closed-schema
 
-test: lint typecheck unit typing
+bench-plugin: $(STAMP)
+	env="$$($(BIN)/python mypy_plugin/compile_plugin.py $(COMPILED_ROOT))" && \
+	$(BIN)/python bench/plugin_overhead.py --compiled "$$env/bin/python"
+
+test: lint typecheck unit typing typing-compiled
 
 # The bench extra (matplotlib, pyinstrument) is for benchmarks only: `make test` never needs it.
 $(BENCH_STAMP): $(STAMP)
@@ -58,4 +71,4 @@ bench-peers: $(BENCH_STAMP)
 	$(BIN)/python -m bench.peers
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .mypy_testing
+	rm -rf $(VENV) .mypy_cache .pytest_cache .mypy_testing .mypy_testing_compiled

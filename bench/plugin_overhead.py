@@ -3,8 +3,9 @@
 Generates a code base of hook modules (each with decorated hooks, a ``@hook`` function, a
 ``Hook`` subclass, a lambda registration, helpers, a mutable dataclass and application code
 that uses a ``Worker``), then times ``mypy --strict`` on it without a plugin, with an inert
-plugin (mypy's own price for any plugin: the floor) and with ``pod_mypy``, interleaving the
-configurations so machine noise hits all alike:
+plugin (mypy's own price for any plugin: the floor), with ``pod_mypy`` from its sources and
+with the mypyc-compiled ``pod_mypy`` that release wheels ship, interleaving the configurations
+so machine noise hits all alike:
 
 - cold: an empty cache (the whole build, typeshed and pydantic included);
 - warm: nothing changed since the last run;
@@ -15,7 +16,9 @@ least disturbed by other load), with their ratios to plain mypy. Before
 timing, it checks that every configuration passes on the clean code and that the plugin does
 catch a violation planted in one module (so the plugin really ran).
 
-Usage: ``python bench/plugin_overhead.py [--modules 200] [--repeats 5]`` (``make bench-plugin``).
+Usage: ``python bench/plugin_overhead.py [--modules 200] [--repeats 7] [--compiled PYTHON]``
+(``make bench-plugin`` builds the compiled plugin with ``mypy_plugin/compile_plugin.py`` and
+passes its environment's python).
 """
 
 from __future__ import annotations
@@ -39,10 +42,13 @@ CONFIGS: Final = {
     "plain mypy": "[mypy]\nstrict = true\n",
     "inert plugin": "[mypy]\nstrict = true\nplugins = inert_plugin.py\n",
     "with pod_mypy": "[mypy]\nstrict = true\nplugins = pod_mypy\n",
+    "pod_mypy, mypyc": "[mypy]\nstrict = true\nplugins = pod_mypy\n",
 }
 """Configuration name -> mypy.ini; the first one is the baseline. The inert plugin answers
 nothing: what it costs is mypy's own price for any plugin (its hook queries go through a
-Python subclass), the floor no plugin can go under."""
+Python subclass), the floor no plugin can go under. "with pod_mypy" runs the plugin's
+sources; "pod_mypy, mypyc" the compiled plugin that release wheels ship (``--compiled``)."""
+COMPILED: Final = "pod_mypy, mypyc"
 
 INERT_PLUGIN: Final = '''\
 """A mypy plugin that answers nothing (bench/plugin_overhead.py's floor)."""
@@ -195,14 +201,14 @@ def generate(root: Path, modules: int) -> list[Path]:
 
 
 def mypy(
-    root: Path, config: str, *, cold: bool
+    root: Path, config: str, python: str, *, cold: bool
 ) -> tuple[float, float, subprocess.CompletedProcess[str]]:
     """Run mypy on the package; return wall seconds, child CPU seconds and the process."""
     cache = root / f".cache-{_slug(config)}"
     if cold:
         shutil.rmtree(cache, ignore_errors=True)
     command = [
-        sys.executable,
+        python,
         "-m",
         "mypy",
         "--config-file",
@@ -220,39 +226,41 @@ def mypy(
     return wall, cpu, done
 
 
-def check_setup(root: Path, planted: Path) -> None:
+def check_setup(root: Path, planted: Path, pythons: dict[str, str]) -> None:
     """Every configuration passes the clean code; the plugin catches a planted violation."""
-    for config in CONFIGS:
-        _, _, done = mypy(root, config, cold=True)
+    for config, python in pythons.items():
+        _, _, done = mypy(root, config, python, cold=True)
         if done.returncode != 0:
-            raise SystemExit(f"{config} fails on the generated code:\n{done.stdout}")
+            raise SystemExit(f"{config} fails on the generated code:\n{done.stdout}{done.stderr}")
     clean = planted.read_text()
     planted.write_text(clean.replace(PLANTED, VIOLATION + PLANTED, 1))
     try:
-        _, _, done = mypy(root, "with pod_mypy", cold=False)
+        for config in ("with pod_mypy", COMPILED):
+            if config in pythons:
+                _, _, done = mypy(root, config, pythons[config], cold=False)
+                if "[hook-boundary]" not in done.stdout:
+                    raise SystemExit(f"{config} missed the planted violation:\n{done.stdout}")
     finally:
         planted.write_text(clean)
-    if "[hook-boundary]" not in done.stdout:
-        raise SystemExit(f"the plugin missed the planted violation:\n{done.stdout}")
 
 
 def measure(
-    root: Path, paths: list[Path], repeats: int, warm_runs: int
+    root: Path, paths: list[Path], pythons: dict[str, str], repeats: int, warm_runs: int
 ) -> dict[str, dict[str, Timings]]:
     """Interleaved runs: per repeat and configuration, one cold run, then ``warm_runs`` warm
     runs with no change and ``warm_runs`` warm runs each after a body-only edit."""
     results = {
-        config: {"cold": Timings(), "warm": Timings(), "edit": Timings()} for config in CONFIGS
+        config: {"cold": Timings(), "warm": Timings(), "edit": Timings()} for config in pythons
     }
     edits = 0
     for repeat in range(repeats):
-        for config in CONFIGS:
+        for config, python in pythons.items():
             plan = ["cold"] + ["warm"] * warm_runs + ["edit"] * warm_runs
             for kind in plan:
                 if kind == "edit":
                     edits += 1
                     _edit(paths[(edits * 37) % len(paths)], edits)
-                wall, cpu, done = mypy(root, config, cold=kind == "cold")
+                wall, cpu, done = mypy(root, config, python, cold=kind == "cold")
                 if done.returncode != 0:
                     raise SystemExit(f"{config} failed ({kind}):\n{done.stdout}")
                 results[config][kind].wall.append(wall)
@@ -283,13 +291,16 @@ def report(
 ) -> str:
     baseline = results[next(iter(CONFIGS))]
     width = max(len(label) for label, *_ in _COLUMNS)
+    names = max(len(config) for config in results)
     rows = [
         f"pod_mypy overhead: {modules} hook modules ({lines} lines); {repeats} cold and "
         f"{repeats * warm_runs} warm runs per configuration, interleaved; "
         f"mypy {mypy_version}, Python {sys.version.split()[0]}; seconds (ratio to plain mypy)",
         "",
-        "| configuration  | " + " | ".join(f"{label:>{width}}" for label, *_ in _COLUMNS) + " |",
-        "|----------------|" + "|".join("-" * (width + 2) for _ in _COLUMNS) + "|",
+        f"| {'configuration':<{names}} | "
+        + " | ".join(f"{label:>{width}}" for label, *_ in _COLUMNS)
+        + " |",
+        f"|{'-' * (names + 2)}|" + "|".join("-" * (width + 2) for _ in _COLUMNS) + "|",
     ]
     for config, timings in results.items():
         cells = []
@@ -297,7 +308,7 @@ def report(
             value = statistic(getattr(timings[kind], measure_name))
             base = statistic(getattr(baseline[kind], measure_name))
             cells.append(f"{f'{value:.2f} (x{value / base:.2f})':>{width}}")
-        rows.append(f"| {config:<14} | " + " | ".join(cells) + " |")
+        rows.append(f"| {config:<{names}} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
 
@@ -310,14 +321,23 @@ def main() -> None:
     parser.add_argument("--modules", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=7, help="cold runs per configuration")
     parser.add_argument("--warm-runs", type=int, default=3, help="warm runs per repeat")
+    parser.add_argument(
+        "--compiled",
+        metavar="PYTHON",
+        help="the python of mypy_plugin/compile_plugin.py's environment: also time the "
+        "mypyc-compiled plugin",
+    )
     args = parser.parse_args()
+    pythons = {config: sys.executable for config in CONFIGS if config != COMPILED}
+    if args.compiled:
+        pythons[COMPILED] = args.compiled
     with tempfile.TemporaryDirectory(prefix="pod-mypy-bench-") as directory:
         root = Path(directory)
         paths = generate(root, args.modules)
         lines = sum(len(path.read_text().splitlines()) for path in paths)
         print(f"checking the setup in {root} ...", file=sys.stderr)
-        check_setup(root, paths[min(150, len(paths) - 1)])
-        results = measure(root, paths, args.repeats, args.warm_runs)
+        check_setup(root, paths[min(150, len(paths) - 1)], pythons)
+        results = measure(root, paths, pythons, args.repeats, args.warm_runs)
     print(report(results, args.modules, lines, args.repeats, args.warm_runs))
 
 
