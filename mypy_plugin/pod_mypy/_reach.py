@@ -288,11 +288,12 @@ class Reach:
         # Public members first: the path a message names should be the one users know.
         members = sorted(info.names.items(), key=lambda member: member[0].startswith("_"))
         for name, symbol in members:
-            member_type, step = _member_type(info, name, symbol.node)
+            member_type, called = _member_type(symbol.node)
             if member_type is None:
                 continue
             found = self._type(member_type, ())
             if found is not None:
+                step = f"{info.name}.{name}()" if called else f"{info.name}.{name}"
                 return Path(found.target, (step, *found.via), direct=False)
         return None
 
@@ -310,22 +311,22 @@ def _indirect(found: Path | None) -> Path | None:
     return Path(found.target, found.via, direct=False) if found is not None else None
 
 
-def _member_type(info: TypeInfo, name: str, node: object) -> tuple[Type | None, str]:
-    """The type a hook gets by using member ``name`` (a method's: its result)."""
-    step = f"{info.name}.{name}"
+def _member_type(node: object) -> tuple[Type | None, bool]:
+    """The type a hook gets by using a member (a method's: its result), and whether it is
+    got by calling the member (the path then names ``Class.name()``)."""
     if isinstance(node, Var):
-        return node.type, step
+        return node.type, False
     if isinstance(node, Decorator):
         if node.func.is_property:
-            return _result(node.func.type), step
-        return node.var.type, f"{step}()"
+            return _result(node.func.type), False
+        return node.var.type, True
     if isinstance(node, FuncDef):
         if node.is_property:
-            return _result(node.type), step
-        return node.type, f"{step}()"
+            return _result(node.type), False
+        return node.type, True
     if isinstance(node, OverloadedFuncDef):
-        return node.type, f"{step}()"
-    return None, step
+        return node.type, True
+    return None, False
 
 
 def _result(typ: Type | None) -> Type | None:

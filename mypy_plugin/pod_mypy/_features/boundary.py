@@ -149,7 +149,9 @@ class LibraryAnswers:
     def __init__(self) -> None:
         self.references: dict[tuple[object, ...], KnownReference] = {}
         """References to library code whose value checks passed (``_Walker._library_code``),
-        by the type's identity and by its value."""
+        by the type's identity and the reference's key."""
+        self.by_parts: dict[tuple[object, ...], list[KnownReference]] = {}
+        """The same answers by the reference's key alone (each for its own type)."""
         self.quiet: dict[object, tuple[bool, frozenset[str]]] = {}
         """Answers of ``_Walker._quiet`` for an instance type, by class or (with type
         arguments) by type."""
@@ -296,6 +298,7 @@ class _Walker:
         self._sealed_memo: dict[str, bool] = {}
         self._library_definitions: dict[int, bool] = {}
         self._references = library.references
+        self._by_parts = library.by_parts
         self._quiet_types = library.quiet
         self._in_library = is_library(self._module, checker.modules)
         self._known_members: dict[tuple[object, ...], KnownReference] = {}
@@ -487,8 +490,12 @@ class _Walker:
                     # The hook's own variable: what flows into it is checked where it flows
                     # in; only a declared type (``kept: Worker | None = None``) is new here.
                     if typ is None or (
-                        (type(typ) is Instance or type(typ) is UnionType) and self._quiet(typ)
+                        type(typ) is Instance
+                        and not typ.args
+                        and self._quiet_here.get(typ.type)  # (answered in this module)
                     ):
+                        return None
+                    if (type(typ) is Instance or type(typ) is UnionType) and self._quiet(typ):
                         return None
                     text = self._reaches(typ)
                     return _Finding(HOOK_BOUNDARY, text, expr.line) if text is not None else None
@@ -515,7 +522,10 @@ class _Walker:
         elif (
             (type(typ) is Instance or type(typ) is UnionType)
             and kind not in _JUDGED_BY_WHAT_THEY_NAME
-            and self._quiet(typ)
+            and (
+                (type(typ) is Instance and not typ.args and self._quiet_here.get(typ.type))
+                or self._quiet(typ)
+            )
         ):
             return None  # the common case, decided without the checks below
         if isinstance(expr, RefExpr):
@@ -612,7 +622,9 @@ class _Walker:
             # (the table keeps it alive), then by value.
             known = self._references.get((id(typ), *parts))
             if known is None or known.typ is not typ:
-                known = self._references.get((typ, *parts))
+                # By value: among the answers for the same key, one for an equal type
+                # (comparing a few types is cheaper than hashing one, argument kinds and all).
+                known = next((k for k in self._by_parts.get(parts, ()) if k.typ == typ), None)
         if known is not None:
             self._remember(expr, known, parts)
             return self._known_code(known, expr, hook_span)
@@ -636,7 +648,8 @@ class _Walker:
                 targets,
                 all(is_library(target.module, self._checker.modules) for target in targets),
             )
-            self._references[(id(typ), *parts)] = self._references[(typ, *parts)] = known
+            self._references[(id(typ), *parts)] = known
+            self._by_parts.setdefault(parts, []).append(known)
             self._remember(expr, known, parts)
         return found
 
@@ -659,9 +672,11 @@ class _Walker:
             self._reach.touched |= known.depended
             # Nothing this module attaches to library definitions: the answer holds at
             # every use in this module (what is attached is fixed once provenance is done).
-            self._clear_known[id(known)] = known.in_libraries and all(
+            clear = self._clear_known[id(known)] = known.in_libraries and all(
                 _empty(self.provenance.attached(target.node)) for target in known.targets
             )
+            if clear:
+                return None
         if not known.in_libraries:
             return self._targets_code(known.targets, expr, hook_span)
         for target in known.targets:
