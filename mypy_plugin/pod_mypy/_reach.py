@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable
-from typing import Final, NamedTuple, cast, final
+from typing import Final, NamedTuple, TypeVar, cast, final
 
 from mypy.nodes import Decorator, FuncDef, OverloadedFuncDef, TypeInfo, Var
 from mypy.types import (
@@ -57,6 +57,7 @@ _NOT_SCANNED: Final = frozenset(sys.stdlib_module_names) | {
 
 
 _COMPOSITES: Final = frozenset({CallableType, Overloaded, UnionType})
+_Key = TypeVar("_Key")
 
 
 @final
@@ -114,13 +115,7 @@ class Reach:
         kind = type(typ)  # mypy's type classes have no subclasses
         if type(typ) is TypeAliasType:  # (not ``kind``: mypy narrows on this spelling)
             if typ.alias is not None and not typ.args:
-                alias = typ.alias.fullname
-                hit = self._aliases.get(alias)
-                if hit is None:
-                    found, modules = self._query(typ)
-                    hit = self._aliases[alias] = (found, frozenset(modules))
-                self.touched |= hit[1]
-                return hit[0]
+                return self._once(self._aliases, typ.alias.fullname, typ)
         elif kind in _COMPOSITES:
             composite = cast(CallableType | Overloaded | UnionType, typ)
             # Composites of a module are mostly new objects around the same few members
@@ -132,12 +127,7 @@ class Reach:
             # A generic library function's variable (``AnyStr`` of ``re.compile``), named
             # in every module that calls it: decided by its bound and values, once a build.
             variable = cast(TypeVarType, typ)
-            hit = self._variables.get(variable)
-            if hit is None:
-                found, modules = self._query(variable)
-                hit = self._variables[variable] = (found, frozenset(modules))
-            self.touched |= hit[1]
-            return hit[0]
+            return self._once(self._variables, variable, variable)
         elif kind is Instance:
             instance = cast(Instance, typ)
             if instance.args and not self._is_privileged(instance.type):
@@ -160,6 +150,18 @@ class Reach:
         if plain is not None:
             self._plain[plain] = (found, frozenset(modules))
         return found
+
+    def _once(
+        self, table: dict[_Key, tuple[Path | None, frozenset[str]]], key: _Key, typ: Type
+    ) -> Path | None:
+        """The answer for ``typ`` kept in ``table`` under ``key`` for the whole build (found
+        on first use); its modules join :attr:`touched`."""
+        hit = table.get(key)
+        if hit is None:
+            found, modules = self._query(typ)
+            hit = table[key] = (found, frozenset(modules))
+        self.touched |= hit[1]
+        return hit[0]
 
     def reaches_privileged(self, typ: Type) -> bool:
         return self.path(typ) is not None
