@@ -301,9 +301,7 @@ class _Walker:
         self._by_parts = library.by_parts
         self._quiet_types = library.quiet
         self._in_library = is_library(self._module, checker.modules)
-        self._known_members: dict[tuple[object, ...], KnownReference] = {}
-        """Known references by the key (:meth:`_reference_parts`) of an attribute of a
-        library object this module reads."""
+        self._known_members: dict[tuple[int, str, str | None] | None, KnownReference] = {}
         self._known_names: dict[int, KnownReference] = {}
         """Known references by the library definition a name of this module names."""
         self._applied: set[int] = set()
@@ -477,7 +475,6 @@ class _Walker:
         if patched and id(expr) in patched:
             return _Finding(HOOK_ESCAPE, ESCAPE.format(what=patched[id(expr)]), expr.line)
         typ = self._checker.lookup_type_or_none(expr)
-        parts: tuple[object, ...] | None = None
         if kind is NameExpr:
             name = cast(NameExpr, expr)
             if name.is_inferred_def:
@@ -510,11 +507,10 @@ class _Walker:
             member = cast(MemberExpr, expr)
             if member.node is None:
                 # An attribute of a library object read again in this module, through a
-                # receiver of the same classes (``call.tool_name``), with the same type.
+                # receiver of the same type object (``call.tool_name``), with the same type.
                 # A method's type is a new object at each access: then compare by value (as
                 # the build's table does).
-                parts = self._reference_parts(member, typ)
-                named = self._known_members.get(parts) if parts is not None else None
+                named = self._known_members.get(self._member_key(member))
                 if named is not None and (named.typ is typ or named.typ == typ):
                     if self._clear_known.get(id(named)):
                         return None
@@ -529,14 +525,13 @@ class _Walker:
         ):
             return None  # the common case, decided without the checks below
         if isinstance(expr, RefExpr):
-            if parts is None:
-                parts = self._reference_parts(expr, typ)
+            parts = self._reference_parts(expr, typ)
             if parts is not None and expr.kind != LDEF:
                 # Named elsewhere in the build with the same type object and key: the key
                 # decides that it names library code (a local name may not: no shortcut).
                 known = self._references.get((id(typ), *parts))
                 if known is not None and known.typ is typ:
-                    self._remember(expr, known, parts)
+                    self._remember(expr, known)
                     return self._known_code(known, expr, hook_span)
             if self._names_library_code(expr):
                 return self._library_code(expr, typ, hook_span, parts)
@@ -626,7 +621,7 @@ class _Walker:
                 # (comparing a few types is cheaper than hashing one, argument kinds and all).
                 known = next((k for k in self._by_parts.get(parts, ()) if k.typ == typ), None)
         if known is not None:
-            self._remember(expr, known, parts)
+            self._remember(expr, known)
             return self._known_code(known, expr, hook_span)
         outer = self._reach.touched
         depended: set[str] = set()
@@ -650,18 +645,33 @@ class _Walker:
             )
             self._references[(id(typ), *parts)] = known
             self._by_parts.setdefault(parts, []).append(known)
-            self._remember(expr, known, parts)
+            self._remember(expr, known)
         return found
 
-    def _remember(
-        self, expr: RefExpr, known: KnownReference, parts: tuple[object, ...] | None
-    ) -> None:
-        """Index a known reference by what this module names: the definition, or (an
-        attribute of a library object) its key."""
+    def _member_key(self, expr: MemberExpr) -> tuple[int, str, str | None] | None:
+        """An attribute read, by the receiver's class (or, for a receiver that is not an
+        instance, its type object, kept alive by the module's type map), the name and a
+        ``str.format`` template (f-strings read ``format`` of a new literal each time)."""
+        receiver = self._checker.lookup_type_or_none(expr.expr)
+        if receiver is None:
+            return None
+        template = None
+        if expr.name in _FORMAT_NAMES:
+            if not isinstance(expr.expr, StrExpr):
+                return None
+            template = expr.expr.value
+        head = id(receiver.type) if type(receiver) is Instance else id(receiver)
+        return (head, expr.name, template)
+
+    def _remember(self, expr: RefExpr, known: KnownReference) -> None:
+        """Index a known reference by what this module names: the definition, or the
+        receiver's type object (kept alive by the module's type map) and attribute."""
         if type(expr) is NameExpr:
             self._known_names[id(expr.node)] = known
-        elif isinstance(expr, MemberExpr) and expr.node is None and parts is not None:
-            self._known_members[parts] = known
+        elif isinstance(expr, MemberExpr) and expr.node is None:
+            key = self._member_key(expr)
+            if key is not None:
+                self._known_members[key] = known
 
     def _known_code(
         self, known: KnownReference, expr: RefExpr, hook_span: tuple[int, int]
