@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable
-from typing import Final, NamedTuple, cast, final
+from typing import Final, NamedTuple, TypeVar, cast, final
 
 from mypy.nodes import Decorator, FuncDef, OverloadedFuncDef, TypeInfo, Var
 from mypy.types import (
@@ -57,6 +57,7 @@ _NOT_SCANNED: Final = frozenset(sys.stdlib_module_names) | {
 
 
 _COMPOSITES: Final = frozenset({CallableType, Overloaded, UnionType})
+_Key = TypeVar("_Key")
 
 
 @final
@@ -94,6 +95,9 @@ class Reach:
         """Answers for instances of classes without type arguments, for the whole build."""
         self._aliases: dict[str, tuple[Path | None, frozenset[str]]] = {}
         """Answers for type aliases without type arguments, for the whole build."""
+        self._variables: dict[TypeVarType, tuple[Path | None, frozenset[str]]] = {}
+        """Answers for type variables (by value: their bound and values), for the whole
+        build."""
         self.touched: set[str] = set()
         """Modules whose classes the answers since :meth:`start_module` depended on."""
 
@@ -111,13 +115,7 @@ class Reach:
         kind = type(typ)  # mypy's type classes have no subclasses
         if type(typ) is TypeAliasType:  # (not ``kind``: mypy narrows on this spelling)
             if typ.alias is not None and not typ.args:
-                alias = typ.alias.fullname
-                hit = self._aliases.get(alias)
-                if hit is None:
-                    found, modules = self._query(typ)
-                    hit = self._aliases[alias] = (found, frozenset(modules))
-                self.touched |= hit[1]
-                return hit[0]
+                return self._once(self._aliases, typ.alias.fullname, typ)
         elif kind in _COMPOSITES:
             composite = cast(CallableType | Overloaded | UnionType, typ)
             # Composites of a module are mostly new objects around the same few members
@@ -125,6 +123,11 @@ class Reach:
             found = _indirect(self._first_path(_members(composite)))
             self._by_type[id(typ)] = (typ, found)
             return found
+        elif kind is TypeVarType:
+            # A generic library function's variable (``AnyStr`` of ``re.compile``), named
+            # in every module that calls it: decided by its bound and values, once a build.
+            variable = cast(TypeVarType, typ)
+            return self._once(self._variables, variable, variable)
         elif kind is Instance:
             instance = cast(Instance, typ)
             if instance.args and not self._is_privileged(instance.type):
@@ -147,6 +150,18 @@ class Reach:
         if plain is not None:
             self._plain[plain] = (found, frozenset(modules))
         return found
+
+    def _once(
+        self, table: dict[_Key, tuple[Path | None, frozenset[str]]], key: _Key, typ: Type
+    ) -> Path | None:
+        """The answer for ``typ`` kept in ``table`` under ``key`` for the whole build (found
+        on first use); its modules join :attr:`touched`."""
+        hit = table.get(key)
+        if hit is None:
+            found, modules = self._query(typ)
+            hit = table[key] = (found, frozenset(modules))
+        self.touched |= hit[1]
+        return hit[0]
 
     def reaches_privileged(self, typ: Type) -> bool:
         return self.path(typ) is not None
@@ -275,11 +290,12 @@ class Reach:
         # Public members first: the path a message names should be the one users know.
         members = sorted(info.names.items(), key=lambda member: member[0].startswith("_"))
         for name, symbol in members:
-            member_type, step = _member_type(info, name, symbol.node)
+            member_type, called = _member_type(symbol.node)
             if member_type is None:
                 continue
             found = self._type(member_type, ())
             if found is not None:
+                step = f"{info.name}.{name}()" if called else f"{info.name}.{name}"
                 return Path(found.target, (step, *found.via), direct=False)
         return None
 
@@ -297,22 +313,22 @@ def _indirect(found: Path | None) -> Path | None:
     return Path(found.target, found.via, direct=False) if found is not None else None
 
 
-def _member_type(info: TypeInfo, name: str, node: object) -> tuple[Type | None, str]:
-    """The type a hook gets by using member ``name`` (a method's: its result)."""
-    step = f"{info.name}.{name}"
+def _member_type(node: object) -> tuple[Type | None, bool]:
+    """The type a hook gets by using a member (a method's: its result), and whether it is
+    got by calling the member (the path then names ``Class.name()``)."""
     if isinstance(node, Var):
-        return node.type, step
+        return node.type, False
     if isinstance(node, Decorator):
         if node.func.is_property:
-            return _result(node.func.type), step
-        return node.var.type, f"{step}()"
+            return _result(node.func.type), False
+        return node.var.type, True
     if isinstance(node, FuncDef):
         if node.is_property:
-            return _result(node.type), step
-        return node.type, f"{step}()"
+            return _result(node.type), False
+        return node.type, True
     if isinstance(node, OverloadedFuncDef):
-        return node.type, f"{step}()"
-    return None, step
+        return node.type, True
+    return None, False
 
 
 def _result(typ: Type | None) -> Type | None:

@@ -149,9 +149,12 @@ class LibraryAnswers:
     def __init__(self) -> None:
         self.references: dict[tuple[object, ...], KnownReference] = {}
         """References to library code whose value checks passed (``_Walker._library_code``),
-        by the type's identity and by its value."""
+        by the type's identity and the reference's key."""
+        self.by_parts: dict[tuple[object, ...], list[KnownReference]] = {}
+        """The same answers by the reference's key alone (each for its own type)."""
         self.quiet: dict[object, tuple[bool, frozenset[str]]] = {}
-        """Answers of ``_Walker._quiet``, by class or (with type arguments, a union) by type."""
+        """Answers of ``_Walker._quiet`` for an instance type, by class or (with type
+        arguments) by type."""
         self._immutable: dict[Type, bool] = {}
         self.missing: list[str] | None = None
         """The build's answer of :func:`missing_library_names`, once asked."""
@@ -177,7 +180,6 @@ _NO_LINE: Final = re.compile(r" \(line \{line\}\)")
 _LITERALS: Final = frozenset({StrExpr, BytesExpr, IntExpr, FloatExpr, ComplexExpr, EllipsisExpr})
 _MODULE_TYPE: Final = "types.ModuleType"
 _FORMAT_NAMES: Final = frozenset({"format", "format_map"})
-_QUIET_MEMBERS: Final = frozenset({Instance, NoneType})
 _JUDGED_BY_WHAT_THEY_NAME: Final = frozenset({MemberExpr, CastExpr, SuperExpr})
 """Expressions a quiet type does not clear: an attribute (a binding, a function, a class),
 a cast, ``super().x``. A name is judged by what it names unless it is the hook's own."""
@@ -296,6 +298,7 @@ class _Walker:
         self._sealed_memo: dict[str, bool] = {}
         self._library_definitions: dict[int, bool] = {}
         self._references = library.references
+        self._by_parts = library.by_parts
         self._quiet_types = library.quiet
         self._in_library = is_library(self._module, checker.modules)
         self._known_members: dict[tuple[int, str, str | None] | None, KnownReference] = {}
@@ -303,6 +306,13 @@ class _Walker:
         """Known references by the library definition a name of this module names."""
         self._applied: set[int] = set()
         """The library answers whose modules this module's dependencies include."""
+        self._quiet_here: dict[TypeInfo, bool] = {}
+        self._quiet_seen: dict[int, tuple[Type, bool]] = {}
+        """Answers of :meth:`_quiet` already used in this module (their modules joined its
+        dependencies): by class, or by the type's identity (the entry keeps it alive)."""
+        self._clear_known: dict[int, bool] = {}
+        """The known references used in this module (their modules joined its dependencies),
+        by identity: whether their answer is "nothing to report" at every use here."""
         self._subclasses = subclasses
         self._subclasses_fresh = False
         self._site_classes = {
@@ -464,44 +474,67 @@ class _Walker:
         patched = self.provenance.patched
         if patched and id(expr) in patched:
             return _Finding(HOOK_ESCAPE, ESCAPE.format(what=patched[id(expr)]), expr.line)
+        typ = self._checker.lookup_type_or_none(expr)
         if kind is NameExpr:
-            assert isinstance(expr, NameExpr)
-            if expr.is_inferred_def:
+            name = cast(NameExpr, expr)
+            if name.is_inferred_def:
                 return None  # ``x = value``: x has the type of value, which is checked itself
-            typ = self._type(expr)
-            if _is_local(expr, hook_span):
-                # The hook's own variable: what flows into it is checked where it flows in;
-                # only a declared type (``kept: Worker | None = None``) is new here.
-                if typ is None or (
-                    (type(typ) is Instance or type(typ) is UnionType) and self._quiet(typ)
-                ):
-                    return None
-                text = self._reaches(typ)
-                return _Finding(HOOK_BOUNDARY, text, expr.line) if text is not None else None
-        else:
-            typ = self._checker.lookup_type_or_none(expr)
-            if (
-                (type(typ) is Instance or type(typ) is UnionType)
-                and kind not in _JUDGED_BY_WHAT_THEY_NAME
-                and self._quiet(typ)
-            ):
-                return None  # the common case, decided without the checks below
-        if kind is NameExpr:
-            # A library definition named again in this module, with the same type object.
-            named = self._known_names.get(id(cast(NameExpr, expr).node))
-            if named is not None and named.typ is typ:
-                return self._known_code(named, cast(NameExpr, expr), hook_span)
-        elif kind is MemberExpr and cast(MemberExpr, expr).node is None:
-            # An attribute of a library object read again in this module, through a receiver
-            # of the same type object (``call.tool_name``), with the same type.
+            node = name.node
+            if type(node) is Var:
+                if typ is None and not node.is_inferred:
+                    typ = node.type  # a declaration target (``x: Worker``) may not be in the map
+                if name.kind == LDEF and hook_span[0] <= node.line <= hook_span[1]:
+                    # The hook's own variable: what flows into it is checked where it flows
+                    # in; only a declared type (``kept: Worker | None = None``) is new here.
+                    if typ is None or (
+                        type(typ) is Instance
+                        and not typ.args
+                        and self._quiet_here.get(typ.type)  # (answered in this module)
+                    ):
+                        return None
+                    if (type(typ) is Instance or type(typ) is UnionType) and self._quiet(typ):
+                        return None
+                    text = self._reaches(typ)
+                    return _Finding(HOOK_BOUNDARY, text, expr.line) if text is not None else None
+            else:
+                # A library definition named again in this module, with the same type object.
+                named = self._known_names.get(id(node))
+                if named is not None and named.typ is typ:
+                    if self._clear_known.get(id(named)):
+                        return None
+                    return self._known_code(named, name, hook_span)
+        elif kind is MemberExpr:
             member = cast(MemberExpr, expr)
-            named = self._known_members.get(self._member_key(member))
-            # A method's type is a new object at each access: then compare by value (as
-            # the build's table does).
-            if named is not None and (named.typ is typ or named.typ == typ):
-                return self._known_code(named, member, hook_span)
-        if isinstance(expr, RefExpr) and self._names_library_code(expr):
-            return self._library_code(expr, typ, hook_span)
+            if member.node is None:
+                # An attribute of a library object read again in this module, through a
+                # receiver of the same type object (``call.tool_name``), with the same type.
+                # A method's type is a new object at each access: then compare by value (as
+                # the build's table does).
+                named = self._known_members.get(self._member_key(member))
+                if named is not None and (named.typ is typ or named.typ == typ):
+                    if self._clear_known.get(id(named)):
+                        return None
+                    return self._known_code(named, member, hook_span)
+        elif (
+            (type(typ) is Instance or type(typ) is UnionType)
+            and kind not in _JUDGED_BY_WHAT_THEY_NAME
+            and (
+                (type(typ) is Instance and not typ.args and self._quiet_here.get(typ.type))
+                or self._quiet(typ)
+            )
+        ):
+            return None  # the common case, decided without the checks below
+        if isinstance(expr, RefExpr):
+            parts = self._reference_parts(expr, typ)
+            if parts is not None and expr.kind != LDEF:
+                # Named elsewhere in the build with the same type object and key: the key
+                # decides that it names library code (a local name may not: no shortcut).
+                known = self._references.get((id(typ), *parts))
+                if known is not None and known.typ is typ:
+                    self._remember(expr, known)
+                    return self._known_code(known, expr, hook_span)
+            if self._names_library_code(expr):
+                return self._library_code(expr, typ, hook_span, parts)
         found = self._value_finding(expr, typ, instance_code=False)
         if found is not None:
             return found
@@ -564,7 +597,11 @@ class _Walker:
         return known
 
     def _library_code(
-        self, expr: RefExpr, typ: Type | None, hook_span: tuple[int, int]
+        self,
+        expr: RefExpr,
+        typ: Type | None,
+        hook_span: tuple[int, int],
+        parts: tuple[object, ...] | None,
     ) -> _Finding | None:
         """A reference to library code (``Continue``, ``call.tool_name``, ``re.compile``).
         _binding has nothing to say about it; _code may (a def bound in its place, what this
@@ -572,8 +609,7 @@ class _Walker:
         wherever the same key (:meth:`_reference_parts` and the type) is named: they are
         found once a build (most hook modules name the same few), and an answer brings the
         modules it depended on along. What this module attaches to the definitions is
-        followed each time."""
-        parts = self._reference_parts(expr, typ)
+        followed each time. ``parts`` are :meth:`_reference_parts`."""
         known = None
         if parts is not None:
             # The same type object is shared by most references to a definition (a class's
@@ -581,7 +617,9 @@ class _Walker:
             # (the table keeps it alive), then by value.
             known = self._references.get((id(typ), *parts))
             if known is None or known.typ is not typ:
-                known = self._references.get((typ, *parts))
+                # By value: among the answers for the same key, one for an equal type
+                # (comparing a few types is cheaper than hashing one, argument kinds and all).
+                known = next((k for k in self._by_parts.get(parts, ()) if k.typ == typ), None)
         if known is not None:
             self._remember(expr, known)
             return self._known_code(known, expr, hook_span)
@@ -605,7 +643,8 @@ class _Walker:
                 targets,
                 all(is_library(target.module, self._checker.modules) for target in targets),
             )
-            self._references[(id(typ), *parts)] = self._references[(typ, *parts)] = known
+            self._references[(id(typ), *parts)] = known
+            self._by_parts.setdefault(parts, []).append(known)
             self._remember(expr, known)
         return found
 
@@ -639,9 +678,15 @@ class _Walker:
     ) -> _Finding | None:
         """A known reference's answer in this module: the modules it depended on join the
         module's, and what the module attaches to its definitions is followed."""
-        if id(known) not in self._applied:
-            self._applied.add(id(known))
+        if id(known) not in self._clear_known:
             self._reach.touched |= known.depended
+            # Nothing this module attaches to library definitions: the answer holds at
+            # every use in this module (what is attached is fixed once provenance is done).
+            clear = self._clear_known[id(known)] = known.in_libraries and all(
+                _empty(self.provenance.attached(target.node)) for target in known.targets
+            )
+            if clear:
+                return None
         if not known.in_libraries:
             return self._targets_code(known.targets, expr, hook_span)
         for target in known.targets:
@@ -688,24 +733,45 @@ class _Walker:
         arguments'), none of them a module or an escape hatch, that reaches no privileged
         class: every check below passes it. A union member that is not an instance (a
         callable, ``Any``...) is not quiet. The answer is the same in every module (one per
-        class, or per type with type arguments or members, for the whole build)."""
-        key: object = typ.type if type(typ) is Instance and not typ.args else typ
+        class, or per type with type arguments, for the whole build; a union's is its
+        members')."""
+        if type(typ) is UnionType:
+            # Member by member: a union is often a new object around the same members,
+            # and hashing it by value costs more than its members' answers.
+            for item in typ.items:
+                member = get_proper_type(item)
+                if type(member) is Instance:
+                    if not self._quiet(member):
+                        return False
+                elif type(member) is not NoneType:
+                    return False
+            return True
+        instance = cast(Instance, typ)
+        key: object
+        if not instance.args:
+            here = self._quiet_here.get(instance.type)
+            if here is not None:
+                return here
+            key = instance.type
+        else:
+            seen = self._quiet_seen.get(id(instance))
+            if seen is not None and seen[0] is instance:
+                return seen[1]
+            key = instance
         known = self._quiet_types.get(key)
         if known is None:
             outer = self._reach.touched
             depended: set[str] = set()
             self._reach.touched = depended
             try:
-                items = typ.items if isinstance(typ, UnionType) else [typ]
                 quiet = (
-                    all(type(get_proper_type(item)) in _QUIET_MEMBERS for item in items)
-                    and all(
+                    all(
                         is_library(info.module_name, self._checker.modules)
                         and info.fullname != _MODULE_TYPE
                         and escaping_class(info) is None
-                        for info in _classes_in(typ)
+                        for info in _classes_in(instance)
                     )
-                    and self._reach.path(typ) is None
+                    and self._reach.path(instance) is None
                 )
             finally:
                 outer |= depended
@@ -715,6 +781,10 @@ class _Walker:
         elif id(known) not in self._applied:
             self._applied.add(id(known))
             self._reach.touched |= known[1]
+        if instance.args:
+            self._quiet_seen[id(instance)] = (instance, known[0])
+        else:
+            self._quiet_here[instance.type] = known[0]
         return known[0]
 
     def _super(self, expr: SuperExpr, hook_span: tuple[int, int]) -> _Finding | None:
@@ -993,12 +1063,11 @@ class _Walker:
         # Pre-order: an expression's subexpressions follow it. Report the innermost
         # problem of the first problematic expression, like in hook bodies.
         for expr in get_subexpressions(function):
-            where = _span(expr)
-            if found_at is not None and not _contains(found_at, where):
+            if found_at is not None and not _contains(found_at, _span(expr)):
                 break
             finding = self._finding(expr, span)
             if finding is not None:
-                found, found_at = finding, where
+                found, found_at = finding, _span(expr)
         if found is None:
             decorated = self.provenance.decorators.get(id(function))
             for decorator in decorated.decorators if decorated is not None else []:
@@ -1131,10 +1200,12 @@ class _Walker:
 
     def _check_ignores(self, site: HookSite, decorated: Decorator | None) -> None:
         ignored = self._checker.tree.ignored_lines
+        if not ignored:
+            return  # the usual module: no ``# type: ignore`` anywhere
         first = site.first_line
         if decorated is not None and decorated.decorators:
             first = min(first, *(d.line for d in decorated.decorators))
-        lines = [n for n in range(first, site.last_line + 1) if n in ignored]
+        lines = sorted(n for n in ignored if first <= n <= site.last_line)
         for line in lines:
             shown = site.first_line
             while shown in ignored and shown > 1:
@@ -1210,11 +1281,8 @@ def _module_value(expr: Expression, typ: Type | None) -> str | None:
     return "a module object held in a value"
 
 
-def _is_local(expr: NameExpr, span: tuple[int, int]) -> bool:
-    if expr.kind != LDEF or type(expr.node) is not Var:
-        return False
-    assert isinstance(expr.node, Var)
-    return span[0] <= expr.node.line <= span[1]
+def _empty(code: Iterable[object]) -> bool:
+    return next(iter(code), None) is None
 
 
 def _is_any(typ: Type) -> bool:
@@ -1312,13 +1380,10 @@ class ProjectSubclasses:
             return
         # One pass over the modules still unread (a module's names fill in when mypy
         # analyses it), whatever order mypy analyses them in.
-        still: list[MypyFile] = []
-        analysed: list[MypyFile] = []
-        for file in self._unread:
-            (analysed if file.names else still).append(file)
+        analysed = [file for file in self._unread if file.names]
         if not analysed:
-            return
-        self._unread = still
+            return  # the usual answer: one pass that builds nothing
+        self._unread = [file for file in self._unread if not file.names]
         for file in analysed:
             self._read.add(file.fullname)
             for symbol in file.names.values():
