@@ -8,8 +8,8 @@ builds from a copy, without build isolation, so the compiler is the mypy of this
 the one the compiled modules run against. Under ``ROOT/<fingerprint>`` it keeps the compiled
 package (``site``) and an environment (``env``): a venv whose ``python`` and ``mypy`` see the
 compiled package first, then everything this environment has. It prints that environment's
-folder. The fingerprint covers the plugin's sources, ``pyproject.toml``, mypy's version and
-the interpreter, so an unchanged tree is not compiled twice.
+folder. The fingerprint covers the plugin's sources, ``pyproject.toml``, this script, mypy's
+version and the interpreter, so an unchanged tree is not compiled twice.
 
 Usage: ``python mypy_plugin/compile_plugin.py ROOT [--wheel-dir DIR]`` (``make typing-compiled``,
 ``make bench-plugin``); ``--wheel-dir`` also keeps the release wheel.
@@ -41,12 +41,12 @@ _IGNORED: Final = shutil.ignore_patterns("__pycache__", "*.so", "*.pyd")
 
 
 def fingerprint() -> str:
-    """The plugin's sources and everything else that decides the compiled output."""
+    """The plugin's sources and everything else that decides the build (this script too)."""
     digest = hashlib.sha256()
     for part in (mypy.version.__version__, sys.version, sysconfig.get_platform()):
         digest.update(part.encode())
     sources = sorted((PROJECT / "mypy_plugin" / PACKAGE).rglob("*.py"))
-    for path in [PROJECT / "pyproject.toml", *sources]:
+    for path in [PROJECT / "pyproject.toml", Path(__file__).resolve(), *sources]:
         digest.update(str(path.relative_to(PROJECT)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
@@ -115,12 +115,7 @@ def _environment(target: Path) -> None:
     env = target / "env"
     venv.EnvBuilder(with_pip=False).create(env)
     python = env / "bin" / "python"
-    purelib = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    purelib = _printed(python, "import sysconfig; print(sysconfig.get_paths()['purelib'])")
     here = sysconfig.get_paths()["purelib"]
     Path(purelib, "_pod_mypy_compiled.pth").write_text(
         f"{target / 'site'}\nimport site; site.addsitedir({here!r})\n", encoding="utf-8"
@@ -132,14 +127,17 @@ def _environment(target: Path) -> None:
         encoding="utf-8",
     )
     mypy.chmod(0o755)
-    loaded = subprocess.run(
-        [str(python), "-c", "import pod_mypy._features.boundary as m; print(m.__file__)"],
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout.strip()
+    loaded = _printed(python, "import pod_mypy._features.boundary as m; print(m.__file__)")
     if not loaded.endswith(".so"):
-        raise SystemExit(f"compile_plugin: {env} loads pod_mypy from {loaded or 'nowhere'}")
+        raise SystemExit(f"compile_plugin: {env} loads pod_mypy from {loaded}")
+
+
+def _printed(python: Path, code: str) -> str:
+    """What ``code`` prints when ``python`` runs it."""
+    done = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"compile_plugin: {python} -c {code!r} failed:\n{done.stderr}")
+    return done.stdout.strip()
 
 
 def main() -> None:
