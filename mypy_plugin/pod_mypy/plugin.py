@@ -35,12 +35,16 @@ _INIT_SUBCLASS: Final = ".__init_subclass__"
 _PACKAGE: Final = os.path.dirname(__file__)
 
 
-def _source_fingerprint() -> str:
-    """Every plugin file's path, size and modification time, hashed: an edit of any of them
-    changes it (as mypy itself judges source files first by size and time). Reading the
-    files would cost a warm run more than the rest of the plugin does; ``os.scandir`` lists
-    a directory without a ``stat`` per entry, so only the ``.py`` files are stat'ed."""
+def _scan_sources() -> tuple[str, list[str]]:
+    """A fingerprint of the plugin's files, and the compiled modules among them.
+
+    The fingerprint hashes every ``.py`` file's path, size and modification time: an edit of
+    any of them changes it (as mypy itself judges source files first by size and time).
+    Reading the files would cost a warm run more than the rest of the plugin does;
+    ``os.scandir`` lists a directory without a ``stat`` per entry, so only the ``.py`` files
+    are stat'ed."""
     parts: list[str] = []
+    compiled: list[str] = []
     pending = [_PACKAGE]
     while pending:
         with os.scandir(pending.pop()) as entries:
@@ -48,15 +52,19 @@ def _source_fingerprint() -> str:
                 if entry.name.endswith(".py"):
                     stat = entry.stat()
                     parts.append(f"{entry.path}:{stat.st_size}:{stat.st_mtime_ns}")
+                elif entry.name.endswith((".so", ".pyd")):
+                    compiled.append(entry.path)
                 elif entry.name != "__pycache__" and entry.is_dir():
                     pending.append(entry.path)
     parts.sort()
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest(), sorted(compiled)
 
 
-_SOURCE_HASH: Final = _source_fingerprint()
-"""Part of every module's cache entry: editing any plugin file invalidates the cache (mypy
-itself only notices changes to the entry module)."""
+_SOURCE_HASH, _COMPILED = _scan_sources()
+"""The hash is part of every module's cache entry: editing any plugin file invalidates the
+cache (mypy itself only notices changes to the entry module)."""
+_CHECKOUT_MARK: Final = os.path.join(os.path.dirname(_PACKAGE), "compile_plugin.py")
+"""A file only a source checkout has beside the package."""
 
 
 @final
@@ -133,6 +141,15 @@ def plugin(version: str) -> type[Plugin]:
     Raises:
         SystemExit: an unsupported mypy version (the plugin relies on mypy internals).
     """
+    if _COMPILED and os.path.exists(_CHECKOUT_MARK):
+        # Python prefers a compiled module to its source: after an edit, a build left in the
+        # checkout would run the old code without a word.
+        raise SystemExit(
+            f"pod_mypy: compiled modules in the source checkout shadow its sources "
+            f"({_COMPILED[0]}, {len(_COMPILED)} in all): delete them "
+            f"(find {os.path.dirname(_PACKAGE)} -name '*.so' -delete); "
+            f"mypy_plugin/compile_plugin.py builds the compiled plugin from a copy"
+        )
     lowest, above = SUPPORTED_MYPY
     numbers = re.match(r"(\d+)\.(\d+)", version)
     parts = (int(numbers[1]), int(numbers[2])) if numbers else (0, 0)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib
 import os
 import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -69,14 +71,50 @@ def test_editing_any_plugin_file_changes_the_cache_key(
     nested.write_text("B = 1\n")
     (tmp_path / "notes.txt").write_text("not code\n")
     monkeypatch.setattr(plugin_module, "_PACKAGE", str(tmp_path))
-    keys = [plugin_module._source_fingerprint()]  # pyright: ignore[reportPrivateUsage]
+    keys = [_fingerprint()]
 
     nested.write_text("B = 22\n")
-    keys.append(plugin_module._source_fingerprint())  # pyright: ignore[reportPrivateUsage]
+    keys.append(_fingerprint())
     os.utime(top, ns=(0, 0))  # same size, another time: an edit mypy's cache cannot see
-    keys.append(plugin_module._source_fingerprint())  # pyright: ignore[reportPrivateUsage]
+    keys.append(_fingerprint())
     (tmp_path / "notes.txt").write_text("still not code\n")
-    keys.append(plugin_module._source_fingerprint())  # pyright: ignore[reportPrivateUsage]
+    keys.append(_fingerprint())
 
     assert len(set(keys[:3])) == 3
     assert keys[3] == keys[2]
+
+
+def _fingerprint() -> str:
+    fingerprint, _ = plugin_module._scan_sources()  # pyright: ignore[reportPrivateUsage]
+    return fingerprint
+
+
+def test_compiled_modules_left_in_a_checkout_stop_mypy_with_the_fix(tmp_path: Path) -> None:
+    # A checkout's layout (the package beside compile_plugin.py) with a compiled module left by
+    # a wheel built in place: Python would load it instead of the edited source.
+    source = Path(plugin_module.__file__).parent
+    checkout = tmp_path / "mypy_plugin"
+    shutil.copytree(source, checkout / "pod_mypy", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(source.parent / "compile_plugin.py", checkout / "compile_plugin.py")
+    left = checkout / "pod_mypy" / "_features" / "boundary.cpython-311-x86_64-linux-gnu.so"
+    left.write_bytes(b"")
+    entry = "import pod_mypy, mypy.version; pod_mypy.plugin(mypy.version.__version__)"
+
+    def run() -> subprocess.CompletedProcess[str]:
+        environment = {**os.environ, "PYTHONPATH": str(checkout)}
+        command = [sys.executable, "-c", entry]
+        return subprocess.run(command, env=environment, capture_output=True, text=True, check=False)
+
+    refused = run()
+    assert refused.returncode == 1
+    assert refused.stderr.startswith(
+        f"pod_mypy: compiled modules in the source checkout shadow its sources ({left}, 1 in all)"
+    )
+    assert "mypy_plugin/compile_plugin.py builds the compiled plugin from a copy" in refused.stderr
+
+    left.unlink()  # the fix the message names
+    assert run().returncode == 0
+    # An installed wheel holds compiled modules but no compile_plugin.py beside the package.
+    left.write_bytes(b"")
+    (checkout / "compile_plugin.py").unlink()
+    assert run().returncode == 0
