@@ -487,12 +487,8 @@ class _Walker:
                     # The hook's own variable: what flows into it is checked where it flows
                     # in; only a declared type (``kept: Worker | None = None``) is new here.
                     if typ is None or (
-                        type(typ) is Instance
-                        and not typ.args
-                        and self._quiet_here.get(typ.type)  # (answered in this module)
+                        (type(typ) is Instance or type(typ) is UnionType) and self._quiet(typ)
                     ):
-                        return None
-                    if (type(typ) is Instance or type(typ) is UnionType) and self._quiet(typ):
                         return None
                     text = self._reaches(typ)
                     return _Finding(HOOK_BOUNDARY, text, expr.line) if text is not None else None
@@ -500,8 +496,6 @@ class _Walker:
                 # A library definition named again in this module, with the same type object.
                 named = self._known_names.get(id(node))
                 if named is not None and named.typ is typ:
-                    if self._clear_known.get(id(named)):
-                        return None
                     return self._known_code(named, name, hook_span)
         elif kind is MemberExpr:
             member = cast(MemberExpr, expr)
@@ -512,16 +506,11 @@ class _Walker:
                 # the build's table does).
                 named = self._known_members.get(self._member_key(member))
                 if named is not None and (named.typ is typ or named.typ == typ):
-                    if self._clear_known.get(id(named)):
-                        return None
                     return self._known_code(named, member, hook_span)
         elif (
             (type(typ) is Instance or type(typ) is UnionType)
             and kind not in _JUDGED_BY_WHAT_THEY_NAME
-            and (
-                (type(typ) is Instance and not typ.args and self._quiet_here.get(typ.type))
-                or self._quiet(typ)
-            )
+            and self._quiet(typ)
         ):
             return None  # the common case, decided without the checks below
         if isinstance(expr, RefExpr):
@@ -678,15 +667,16 @@ class _Walker:
     ) -> _Finding | None:
         """A known reference's answer in this module: the modules it depended on join the
         module's, and what the module attaches to its definitions is followed."""
-        if id(known) not in self._clear_known:
+        clear = self._clear_known.get(id(known))
+        if clear is None:
             self._reach.touched |= known.depended
             # Nothing this module attaches to library definitions: the answer holds at
             # every use in this module (what is attached is fixed once provenance is done).
             clear = self._clear_known[id(known)] = known.in_libraries and all(
                 _empty(self.provenance.attached(target.node)) for target in known.targets
             )
-            if clear:
-                return None
+        if clear:
+            return None
         if not known.in_libraries:
             return self._targets_code(known.targets, expr, hook_span)
         for target in known.targets:

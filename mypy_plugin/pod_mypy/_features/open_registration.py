@@ -64,12 +64,19 @@ def _opaque(typ: Type | None) -> bool:
     )
 
 
-def _registry_value(expr: Expression) -> bool:
+def _registry_value(expr: Expression, variables: dict[Var, bool] | None = None) -> bool:
+    """Whether ``expr`` holds a registry; ``variables`` keeps the answers by variable (a
+    module passes the same ones often)."""
     kind = type(expr)  # mypy has no subclasses of these node classes
     if kind is NAME_EXPR or kind is MEMBER_EXPR:
         node = cast(RefExpr, expr).node
         if type(node) is VAR:  # a variable, or a module's attribute: its stored type
-            return _is_registry(node.type)
+            if variables is None:
+                return _is_registry(node.type)
+            known = variables.get(node)
+            if known is None:
+                known = variables[node] = _is_registry(node.type)
+            return known
         if kind is NAME_EXPR:
             return False
     return _is_registry(_stored_type(expr))
@@ -99,20 +106,11 @@ def open_registrations(
     """``(line, column, message)`` for every registration the plugin could not see, given
     every expression of the module."""
     found: list[tuple[int, int, str]] = []
-    registries: dict[Var, bool] = {}  # by variable: a module passes the same ones often
+    variables: dict[Var, bool] = {}
     for call in expressions.calls:
         for argument in call.args:
             kind = type(argument)  # mypy has no subclasses of these two
-            if kind is not NAME_EXPR and kind is not MEMBER_EXPR:
-                continue
-            node = cast(RefExpr, argument).node
-            if type(node) is VAR:  # as _registry_value reads it
-                registry = registries.get(node)
-                if registry is None:
-                    registry = registries[node] = _is_registry(node.type)
-            else:
-                registry = _registry_value(argument)
-            if registry:
+            if (kind is NAME_EXPR or kind is MEMBER_EXPR) and _registry_value(argument, variables):
                 found.extend(_call(call))
                 break
     for cast_expr in expressions.casts:
