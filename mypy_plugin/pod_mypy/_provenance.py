@@ -1049,6 +1049,11 @@ class Provenance:
         methods = not attributes.isdisjoint(PROCESS_WIDE_METHODS)
         if installers or methods:
             self._process_wide_values(module, installers, methods)
+        if not fullnames.isdisjoint(_REFLECTION) or "__getattribute__" in attributes:
+            for call in module.calls:
+                named = self._installer_by_name(call)
+                if named is not None:
+                    self._setup_hazards.append((call.line, f"reaching {named} by name"))
         if "register" in attributes:
             self._registrars_passed(module)
         if not fullnames.isdisjoint(_HIDING_NAMES) or not attributes.isdisjoint(_NAMESPACES):
@@ -1099,6 +1104,38 @@ class Provenance:
             if owner is not None and _top(owner.module_name) in PROCESS_WIDE_OWNERS:
                 shown = f"{owner.name}.{member.name}"
                 self._setup_hazards.append((member.line, f"passing {shown} around"))
+
+    def _installer_by_name(self, call: CallExpr) -> str | None:
+        """The process-wide installer a call reaches by a string, as the direct-call checks
+        would name it: ``getattr(atexit, "register")``, ``getattr(logger, "addHandler")``,
+        ``operator.methodcaller("addHandler", h)`` (whatever it is later applied to)."""
+        callee = call.callee
+        if isinstance(callee, RefExpr) and callee.fullname in _BY_NAME_CALLERS:
+            named = call.args[:1] if callee.fullname == "operator.methodcaller" else call.args
+            for argument in named:
+                # attrgetter("a.b"): the last name is the one called
+                if (
+                    isinstance(argument, StrExpr)
+                    and argument.value.rpartition(".")[2] in _INSTALLER_NAMES
+                ):
+                    return f'{callee.fullname}("{argument.value}")'
+            return None
+        receiver = _read_attribute_of(call)
+        if receiver is None:
+            return None
+        name = _attribute_name(call)
+        if name is None:
+            return None
+        if isinstance(receiver, RefExpr) and f"{receiver.fullname}.{name}" in PROCESS_WIDE_CALLS:
+            return f"{receiver.fullname}.{name}"
+        if name not in PROCESS_WIDE_METHODS:
+            return None
+        if _process_wide_list(receiver):
+            return f"{cast(RefExpr, receiver).fullname}.{name}"
+        owner = class_of(self._checker.lookup_type_or_none(receiver))
+        if owner is not None and _top(owner.module_name) in PROCESS_WIDE_OWNERS:
+            return f"{owner.name}.{name}"
+        return None
 
     def _registrars_passed(self, module: ModuleExpressions) -> None:
         """``map(f.register(int), [impl])``, ``apply(f.register, int, impl)``: a registering
@@ -1390,7 +1427,13 @@ _RUNS_SOURCE: Final = frozenset({"builtins.exec", "builtins.eval"})
 _NAMESPACE_CALLS: Final = frozenset({"builtins.vars", "builtins.globals", "builtins.locals"})
 _SPECIAL_CALLEES: Final = _RUNS_SOURCE | {_SETATTR}
 _HIDING_NAMES: Final = _NAMESPACE_CALLS | {_SETATTR}
-_NOTABLE_CALLEES: Final = _SPECIAL_CALLEES | _HIDING_NAMES | PROCESS_WIDE_CALLS
+_BY_NAME_CALLERS: Final = frozenset({"operator.methodcaller", "operator.attrgetter"})
+_REFLECTION: Final = _BY_NAME_CALLERS | {"builtins.getattr"}
+"""Callees that reach an attribute by a string (``getattr(atexit, "register")``)."""
+_INSTALLER_NAMES: Final = PROCESS_WIDE_METHODS | {
+    call.rpartition(".")[2] for call in PROCESS_WIDE_CALLS
+}
+_NOTABLE_CALLEES: Final = _SPECIAL_CALLEES | _HIDING_NAMES | PROCESS_WIDE_CALLS | _REFLECTION
 """What :meth:`Provenance._expressions` looks for among the module's names."""
 _NAMESPACES: Final = frozenset({"__dict__", "__setattr__"})
 """Attributes :func:`_hidden_stores` looks for (with the names above)."""
