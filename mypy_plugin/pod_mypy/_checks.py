@@ -1,5 +1,5 @@
-"""The checks a build runs: dispatch tables from mypy fullnames to the feature callbacks,
-and the state one build shares (hooks found per module, the reach memo).
+"""The checks a build runs: dispatch tables from mypy fullnames to the feature callbacks, and
+what one build shares (the hooks found per module, the database resolved for the build).
 
 Imported only once mypy asks for a hook, so a warm run that re-checks nothing never pays
 for it.
@@ -12,25 +12,30 @@ from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Final, final
 
-from mypy.errors import Errors
-from mypy.nodes import MypyFile, TypeInfo
+from mypy.checker import TypeChecker
+from mypy.nodes import Context, MypyFile, TypeInfo
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.types import Type
 
+from ._config import Settings
 from ._consts import (
     HOOK_BASE_INIT_SUBCLASS,
     HOOK_BOUNDARY,
     HOOK_DECORATOR_CALL,
     HOOK_EVENT,
+    NOT_HOOK_MODULE,
     PRIVILEGED,
     REGISTRY_DECORATOR_CALL,
     REGISTRY_ON,
+    UNCHECKED_MODULE,
+    UNVERIFIABLE_IMPORTED,
 )
-from ._features import boundary, immutability, open_registration, registration
-from ._hooks import Collector
-from ._origin import is_library
-from ._reach import Reach
-from ._report import record_finding
+from ._database import RawDatabase, Tamed, resolve
+from ._features import immutability, open_registration, registration
+from ._features.tamed import Grants, check_hook_module
+from ._hooks import Collector, ModuleHooks
+from ._modules import Modules
+from ._report import HookEntry, active, fail, record_finding
 from ._scan import ModuleExpressions
 
 __all__ = ["FUNCTION_HOOKS", "METHOD_HOOKS", "Checks"]
@@ -54,64 +59,120 @@ def _is_privileged(info: TypeInfo) -> bool:
 class Checks:
     """Everything one build of the plugin checks with."""
 
-    def __init__(self, trusted: frozenset[str] = frozenset()) -> None:
-        self._collector = Collector(trusted)
-        self._reach = Reach(_is_privileged)
-        self._subclasses = boundary.ProjectSubclasses()
-        self._library = boundary.LibraryAnswers()
+    def __init__(self, settings: Settings, database: RawDatabase) -> None:
+        self._settings = settings
+        self._database = database
+        self._collector = Collector(settings.trusted_packages)
         self.function_hooks: Mapping[str, Callable[[FunctionContext], Type]] = FUNCTION_HOOKS
         self.method_hooks: Mapping[str, Callable[[MethodContext], Type]] = {
             name: partial(callback, self._collector) for name, callback in METHOD_HOOKS.items()
         }
         self.class_defined = partial(registration.on_class_defined, self._collector)
         """For a ``Hook`` subclass whose nearest ``__init_subclass__`` is a user class's."""
-        self._errors: Errors | None = None
+        self._build: tuple[int, Grants] | None = None
+
+    def grants(self, modules: dict[str, MypyFile], checker: TypeChecker) -> Grants:
+        """The build's grants (one per module table: one per build)."""
+        if self._build is None or self._build[0] != id(modules):
+            capabilities = self._settings.capabilities
+            resolved = {
+                node.fullname
+                for node in (resolve(name, modules) for name in capabilities)
+                if node is not None
+            }
+            grants = Grants(
+                Tamed(self._database, modules),
+                Modules(modules, self._settings),
+                capabilities,
+                frozenset(resolved),
+                _is_privileged,
+                checker.options,
+            )
+            self._build = (id(modules), grants)
+        return self._build[1]
 
     def module_checked(self, file: MypyFile, modules: dict[str, MypyFile]) -> set[str]:
-        """Check the hook code of ``file``; return its extra indirect dependencies."""
-        hooks = self._collector.take(file.fullname)
-        # Any project module may hold a registry (imported from another project module), so
-        # every one is scanned for registrations the plugin cannot see.
-        scan = not is_library(file.fullname, modules)
-        if hooks is None and not scan:
+        """Check ``file`` if it is a hook module; return its extra indirect dependencies."""
+        name = file.fullname
+        hooks = self._collector.take(name)
+        probe = Modules(modules, self._settings) if self._build is None else self._build[1].modules
+        if probe.is_library(name) or probe.is_host(name):
+            if hooks is not None:
+                self._record(hooks, "trusted", "host-written")
+                hooks.report_deferred()
             return set()
-        # One traversal of the module serves both checks.
-        expressions = ModuleExpressions(file)
-        if scan:
-            self._report_open_registrations(file, expressions, modules)
-        if hooks is None:
+        if not probe.is_hook_module(name):
+            if hooks is not None:
+                for site in hooks.sites.values():
+                    message = NOT_HOOK_MODULE.format(name=site.name, module=name)
+                    hooks.defer(message, Context(site.first_line, 0), HOOK_BOUNDARY)
+                self._record(hooks, "unverifiable", "not in a hook module")
+                hooks.report_deferred()
+            self._report_open_registrations(file, modules, hooks)
             return set()
-        return boundary.check_module(
-            hooks, self._reach, self._subclasses, self._library, expressions
-        ) - {file.fullname}
+        checker = hooks.checker if hooks is not None else _find_checker(file)
+        if checker is None:
+            return set()
+        grants = self.grants(modules, checker)
+        if checker.options.ignore_errors:
+            record_finding(file.path, 1, UNCHECKED_MODULE, HOOK_BOUNDARY)
+            if hooks is not None:
+                self._record(hooks, "unverifiable", UNCHECKED_MODULE)
+            return set()
+        findings = check_hook_module(file, checker._type_maps[0], grants)  # noqa: SLF001
+        for line, column, message, code in findings:
+            fail(checker, message, Context(line, column), code)
+        if hooks is not None:
+            self._foreign_sites(hooks, grants)
+            status = "verified" if not findings else "unverifiable"
+            why = "" if not findings else f"{len(findings)} finding(s) in its hook module"
+            self._record(hooks, status, why)
+            hooks.report_deferred()
+        return set()
+
+    def _foreign_sites(self, hooks: ModuleHooks, grants: Grants) -> None:
+        """Registered functions of other modules: checked there, if those are hook modules."""
+        for key, site in list(hooks.sites.items()):
+            if site.module and site.module != hooks.checker.tree.fullname:
+                if not grants.modules.is_hook_module(site.module):
+                    message = UNVERIFIABLE_IMPORTED.format(name=site.name, module=site.module)
+                    hooks.defer(message, Context(site.line, 0), HOOK_BOUNDARY)
+                del hooks.sites[key]
+
+    def _record(self, hooks: ModuleHooks, status: str, why: str) -> None:
+        if active() is None:
+            return
+        from ._defs import event_name, hook_input
+
+        checker = hooks.checker
+        for site in hooks.sites.values():
+            event = event_name(hook_input(site.node, checker), checker.modules)
+            entry = HookEntry(checker.path, site.first_line, event, site.name, status, why)  # type: ignore[arg-type]
+            hooks.record(Context(site.first_line, 0), entry)
 
     def _report_open_registrations(
-        self, file: MypyFile, expressions: ModuleExpressions, modules: dict[str, MypyFile]
+        self, file: MypyFile, modules: dict[str, MypyFile], hooks: ModuleHooks | None
     ) -> None:
-        found = open_registration.open_registrations(file, expressions)
+        """A project module that is not a hook module may still hand a registry's ``on`` to
+        code the plugin cannot see: that is refused wherever it happens."""
+        if file.path.endswith(".pyi") or not file.defs:
+            return
+        found = open_registration.open_registrations(file, ModuleExpressions(file))
         if not found:
             return
-        for line, _, message in found:
-            record_finding(file.path, line, message, HOOK_BOUNDARY)
-        errors = self._build_errors(modules)
-        if errors is None:
-            return
-        current = (errors.file, errors.target_module, errors.options, errors.scope)
-        errors.set_file(file.path, file.fullname, errors.options)
+        checker = hooks.checker if hooks is not None else _find_checker(file)
         for line, column, message in found:
-            errors.report(line, column, message, code=HOOK_BOUNDARY)
-        errors.set_file(*current)
-
-    def _build_errors(self, modules: dict[str, MypyFile]) -> Errors | None:
-        """mypy's error list for this build: a type checker's, if a callback has run. Else
-        (no module checked so far called llm-pod), the one held next to the build's module
-        table: a scan of the heap, paid only on this path."""
-        if self._errors is None:
-            checker = self._collector.any_checker
             if checker is not None:
-                self._errors = checker.errors
+                fail(checker, message, Context(line, column), HOOK_BOUNDARY)
             else:
-                holders = gc.get_referrers(modules)
-                found = (getattr(holder, "errors", None) for holder in holders)
-                self._errors = next((e for e in found if isinstance(e, Errors)), None)
-        return self._errors
+                record_finding(file.path, line, message, HOOK_BOUNDARY)
+
+
+def _find_checker(file: MypyFile) -> TypeChecker | None:
+    """The type checker of ``file``, for a hook module no registration callback ran in (a
+    module listed in ``hook_modules``): mypy's build state holding the tree holds it."""
+    for holder in gc.get_referrers(file):
+        checker = getattr(holder, "_type_checker", None)
+        if isinstance(checker, TypeChecker) and checker.tree is file:
+            return checker
+    return None

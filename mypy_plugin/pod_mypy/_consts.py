@@ -89,136 +89,6 @@ IMMUTABLE_SCALARS: Final = frozenset(
 IMMUTABLE_CONTAINERS: Final = frozenset({"builtins.tuple", "builtins.frozenset", MAPPING_PROXY})
 """Containers that are immutable when their type arguments are."""
 
-ESCAPE_CALLABLES: Final = frozenset(
-    {
-        "builtins.getattr",
-        "builtins.setattr",
-        "builtins.delattr",
-        "builtins.vars",
-        "builtins.globals",
-        "builtins.locals",
-        "builtins.eval",
-        "builtins.exec",
-        "builtins.compile",
-        "builtins.__import__",
-        "importlib.import_module",
-        "sys._getframe",
-        "sys._current_frames",
-        "inspect.currentframe",
-        "inspect.stack",
-        "inspect.trace",
-        "inspect.getouterframes",
-        "inspect.getinnerframes",
-        "inspect.getmembers",
-        "inspect.getmembers_static",
-        "inspect.getclosurevars",
-        "inspect.getattr_static",
-        "operator.attrgetter",
-        "operator.methodcaller",
-    }
-)
-"""Functions that reach objects by name or through the interpreter's state."""
-PROCESS_WIDE_CALLS: Final = frozenset(
-    {
-        "atexit.register",
-        "sys.addaudithook",
-        "sys.settrace",
-        "sys.setprofile",
-        "sys.set_asyncgen_hooks",
-        "threading.settrace",
-        "threading.setprofile",
-        "threading.settrace_all_threads",
-        "threading.setprofile_all_threads",
-        "signal.signal",
-        "copyreg.pickle",
-        "codecs.register",
-        "faulthandler.register",
-        "logging.setLoggerClass",
-        "logging.setLogRecordFactory",
-        "asyncio.set_event_loop_policy",
-        "asyncio.events.set_event_loop_policy",
-        "os.register_at_fork",
-        "posix.register_at_fork",
-        "_signal.signal",
-        "_thread.settrace",
-    }
-)
-"""Functions that install a process-wide callback: not allowed in a module with hook code."""
-PROCESS_WIDE_METHODS: Final = frozenset(
-    {
-        "addHandler",
-        "addFilter",
-        "set_exception_handler",
-        "set_task_factory",
-        "append",
-        "insert",
-        "extend",
-        "__setitem__",
-        "update",
-    }
-)
-"""Methods that install one on a logger, handler or loop, or change an interpreter list."""
-PROCESS_WIDE_OWNERS: Final = frozenset({"logging", "asyncio"})
-"""Libraries whose objects' ``PROCESS_WIDE_METHODS`` install process-wide callbacks."""
-PROCESS_WIDE_LISTS: Final = frozenset({"sys.meta_path", "sys.path_hooks", "sys.modules"})
-"""Interpreter tables that decide what imports and runs."""
-ESCAPE_MODULES: Final = frozenset({"gc", "ctypes"})
-"""Modules that reach any live object (their submodules too)."""
-ESCAPE_ATTRIBUTES: Final = frozenset(
-    {
-        "__dict__",
-        "__setattr__",
-        "__delattr__",
-        "__getattribute__",
-        "__closure__",
-        "__globals__",
-        "__code__",
-        "__builtins__",
-        "__subclasses__",
-        "__self__",
-        "__wrapped__",
-        "f_back",
-        "f_locals",
-        "f_globals",
-        "f_builtins",
-        "tb_frame",
-        "gi_frame",
-        "cr_frame",
-        "ag_frame",
-        "cell_contents",
-        "__mro__",
-        "__bases__",
-        "__base__",
-        "__init__",
-        "__new__",
-        "__setstate__",
-        "__getstate__",
-        "__reduce__",
-        "__reduce_ex__",
-        "__set_name__",
-        "__init_subclass__",
-        "__class_getitem__",
-        "__get__",
-        "__set__",
-        "__delete__",
-        "__func__",
-        "__defaults__",
-        "__kwdefaults__",
-        "__self_class__",
-        "__thisclass__",
-        "__pydantic_validator__",
-        "__pydantic_serializer__",
-        "__pydantic_decorators__",
-        "__get_pydantic_core_schema__",
-        "__pydantic_extra__",
-        "__pydantic_fields_set__",
-        "__pydantic_private__",
-    }
-)
-"""Attributes that expose namespaces, frames, closures or bypass ``__setattr__`` guards."""
-ESCAPE_TYPES: Final = frozenset({"types.FrameType", "types.CellType", "types.CodeType"})
-"""Values of these types lead to other code's variables."""
-
 # -- error codes (public API: docs/plugin.md) ----------------------------------------------
 
 HOOK_BOUNDARY: Final = ErrorCode(
@@ -227,6 +97,13 @@ HOOK_BOUNDARY: Final = ErrorCode(
 HOOK_ESCAPE: Final = ErrorCode(
     "hook-escape",
     "Hook code uses an escape hatch that hides what it reaches",
+    "pod",
+    sub_code_of=HOOK_BOUNDARY,
+)
+HOOK_UNTAMED: Final = ErrorCode(
+    "hook-untamed",
+    "A hook module names what the taming database, pod's hook API, the capabilities and "
+    "hook modules do not offer",
     "pod",
     sub_code_of=HOOK_BOUNDARY,
 )
@@ -241,53 +118,26 @@ HOOK_SIGNATURE: Final = ErrorCode(
 
 # -- messages --------------------------------------------------------------------------------
 
-ATTRIBUTE: Final = 'attribute "{name}" of type {type}'
-IS_PRIVILEGED: Final = "{subject} is privileged"
-REACHES: Final = '{subject} reaches privileged type "{target}"{via}'
-ESCAPE: Final = "{what} is not allowed in hook code"
-IN_HOOK: Final = '{problem} (in hook "{hook}")'
-HELPER_REACHES: Final = 'hook "{hook}" calls "{helper}", where {problem} (line {line})'
-HOLDS: Final = '"{name}" holds a value derived from a privileged object: {origin} (line {line})'
-UNKNOWN_BINDING: Final = (
-    'cannot tell what "{name}" holds: {source} (line {line}) has type {type}, which could '
-    "hold anything (a class with methods: any subclass of it, unless it is @final); give it "
-    "a deeply immutable or closed type, or bind it to a function of this module"
+NEEDS_TYPE_CHECKER: Final = (
+    "pod_mypy needs mypy's own TypeChecker to check hook code, got {api}: "
+    "run plain mypy (dmypy and other drivers are not supported)"
 )
-IMPORTED_OPEN: Final = (
-    '"{name}" of module "{module}" has type {type}, which could hold anything: hook code may '
-    "use another module's values only when their type is deeply immutable or closed"
-)
-HIDDEN_OVERRIDE: Final = (
-    'cannot verify what a "{name}" runs: its subclass "{sub}" in module "{module}" has methods '
-    "the plugin cannot see from here; mark {name} @final, or define {sub} in this module"
-)
-UNVERIFIABLE_CODE: Final = (
-    'cannot verify "{name}" of module "{module}": hook code may run only code of its own '
-    "module, the standard library and installed packages (move it into this module, make it a "
-    "data class without methods, or ship it as an installed package)"
+MISSING_LIBRARY_NAME: Final = (
+    'pod_mypy cannot find "{fullname}" ({what}): the installed llm-pod does not match '
+    "this plugin, so hook code cannot be checked"
 )
 UNCHECKED_MODULE: Final = (
     "cannot verify hook code in a module whose errors are all ignored (# mypy: ignore-errors, "
     "ignore_errors = True): mypy does not check its function bodies"
 )
-HAZARDS: Final = {
-    "unreachable": "code that mypy treats as unreachable",
-    "type_checking": "a TYPE_CHECKING condition (mypy checks only one of its branches)",
-    "global": 'a "global" declaration (hook code may not rebind a module variable)',
-}
-MODULE_FORBIDS: Final = (
-    "{what} is not allowed in a module with hook code (setup code there is checked too)"
-)
-MODULE_HAZARD: Final = (
-    "a TYPE_CHECKING split with an else branch is not allowed in a module with hook code: "
-    "mypy and the run would see different bindings"
-)
-IGNORE_IN_HOOK: Final = (
-    '"# type: ignore" at line {line} is not allowed in hook code (in hook "{hook}")'
+NOT_HOOK_MODULE: Final = (
+    'cannot verify hook "{name}": module "{module}" is not a hook module (define the '
+    "HookRegistry, @hook(EVENT) function or Hook subclass at its top level, list it in "
+    "[tool.pod_mypy] hook_modules, or host_modules if it is host-written)"
 )
 UNVERIFIABLE_IMPORTED: Final = (
-    'cannot verify hook "{name}" defined in module "{module}": declare it with '
-    "@hook(EVENT) there, make it a Hook subclass, or register it in its own module"
+    'cannot verify hook "{name}" defined in module "{module}", which is not a hook module: '
+    "declare it with @hook(EVENT) there, or list the module in [tool.pod_mypy] hook_modules"
 )
 UNVERIFIABLE_DECLARED: Final = (
     "cannot verify hook: {what} is trusted only when it names a function declared with "
@@ -301,14 +151,6 @@ UNVERIFIABLE_EXPRESSION: Final = (
     "cannot verify hook of type {type}: register a function, a lambda, "
     "a @hook(EVENT) function or a Hook instance"
 )
-MISSING_LIBRARY_NAME: Final = (
-    'pod_mypy cannot find "{fullname}" ({what}): the installed llm-pod does not match '
-    "this plugin, so hook code cannot be checked"
-)
-NEEDS_TYPE_CHECKER: Final = (
-    "pod_mypy needs mypy's own TypeChecker to check hook code, got {api}: "
-    "run plain mypy (dmypy and other drivers are not supported)"
-)
 SIGNATURE_INPUT: Final = (
     'hook "{hook}" must take exactly the event\'s Input {expected}, not {actual}'
 )
@@ -321,3 +163,75 @@ MUTABLE: Final = (
 MUTABLE_MODEL: Final = (
     'HookEvent "{event}" {side} must be deeply immutable: {path} is a {kind} without frozen=True'
 )
+MESSAGES: Final = {
+    "untamed": "{what} is not tamed",
+    "untamed_fix": (
+        ": a hook module may name only pod's hook API, the taming database "
+        "(docs/plugin.md), granted capabilities and hook modules"
+    ),
+    "import_host": (
+        'a hook module may not import host module "{module}" (host_modules): '
+        "hooks receive what they need as their Input"
+    ),
+    "import_project": (
+        'module "{module}" is not a hook module, so a hook module may not import it: '
+        "list it in [tool.pod_mypy] hook_modules (it is then checked as hook code), "
+        "or grant what hooks use of it in capabilities"
+    ),
+    "import_try": (
+        "an import inside try is not allowed in a hook module (mypy and the run could see "
+        "different modules): import unconditionally"
+    ),
+    "star_import": 'star import from "{module}" is not allowed in a hook module: import the names used',
+    "dunder": (
+        'reading dunder attribute "{name}" is not allowed in hook code (defining dunder '
+        "methods is): use the public API"
+    ),
+    "untyped": (
+        'cannot check attribute "{name}": mypy gave its receiver no type here (code it '
+        "treats as unreachable is not checked)"
+    ),
+    "getattr": (
+        "{function}() with a computed, dunder or missing name is not allowed in hook code: "
+        "name the attribute"
+    ),
+    "format_computed": (
+        "str.{method}() with a computed format is not allowed in hook code: "
+        "use an f-string or a literal format"
+    ),
+    "format_field": (
+        'format field "{field}" reads an attribute or an item, which str.format does '
+        "unchecked: format the value itself"
+    ),
+    "assign_module": (
+        'assigning attribute "{name}" of module "{module}" is not allowed in hook code'
+    ),
+    "assign_foreign": (
+        'assigning attribute "{name}" of "{cls}" is not allowed in hook code: only '
+        "hook-module objects may be changed"
+    ),
+    "metaclass": 'class "{cls}": metaclass= is not allowed in a hook module',
+    "base": (
+        'class "{cls}" derives from "{base}", which is not tamed whole: hook-module classes '
+        "derive from classes the database tames whole and from hook-module classes"
+    ),
+    "condition": (
+        "a {name} condition is not allowed in a hook module: mypy checks one branch and "
+        "the run takes the other"
+    ),
+    "unreachable": (
+        "code that mypy treats as unreachable is not allowed in a hook module: its types "
+        "are never checked"
+    ),
+    "privileged": "{subject} reaches {problem}",
+    "any": (
+        "{subject} has type Any, which is not allowed in hook code: give it a type "
+        "(annotate it, or narrow it with isinstance)"
+    ),
+    "untamed_value": "{subject} is {problem}",
+    "ignore": (
+        '"# type: ignore" at line {line} is not allowed in a hook module: '
+        "fix what it silences"
+    ),
+    "setup": "",
+}

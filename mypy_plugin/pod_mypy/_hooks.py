@@ -18,11 +18,11 @@ from typing import NamedTuple, TypeAlias, final
 
 from mypy.checker import TypeChecker
 from mypy.errorcodes import ErrorCode
-from mypy.nodes import Context, FuncItem, TypeInfo, Var
+from mypy.nodes import Context, FuncItem, TypeInfo
 from mypy.plugin import CheckerPluginInterface
 
 from ._consts import HOOK_BOUNDARY, NEEDS_TYPE_CHECKER
-from ._origin import HOST_PACKAGES
+from ._modules import HOST_PACKAGES
 from ._report import HookEntry, fail, record_hook
 
 __all__ = ["Collector", "HookNode", "HookSite", "ModuleHooks"]
@@ -38,6 +38,10 @@ class HookSite(NamedTuple):
     name: str
     """What messages call it: the function's or class's name, or ``<lambda>``."""
     node: HookNode
+    module: str = ""
+    """The module defining it, when it is not the registering module (checked there)."""
+    line: int = 0
+    """Where it is registered, when ``module`` is set."""
 
     @property
     def first_line(self) -> int:
@@ -58,7 +62,6 @@ class ModuleHooks:
         "_entries",
         "checker",
         "errors",
-        "hook_variables",
         "is_host",
         "sites",
         "trusted",
@@ -72,8 +75,6 @@ class ModuleHooks:
         """The module is llm-pod's own (the host's library)."""
         self._calls: dict[int, tuple[object, ...]] = {}
         self._entries: set[tuple[int, HookEntry]] = set()
-        self.hook_variables: list[tuple[Var, Context]] = []
-        """Variables registered as hook instances: each must only ever hold one."""
         self.sites: dict[int, HookSite] = {}
         self.verdicts: dict[int, int] = {}
         """Findings per site once walked (0: verified)."""

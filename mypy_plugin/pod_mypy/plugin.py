@@ -21,10 +21,11 @@ import mypy
 from mypy.nodes import MypyFile
 from mypy.options import Options
 from mypy.plugin import FunctionContext, MethodContext, Plugin, ReportConfigContext
-from mypy.types import Type
+from mypy.types import NoneType, Type, UnionType
 
-from ._config import trusted_packages
+from ._config import read_settings
 from ._consts import FUNCTION_HOOK_NAMES, METHOD_HOOK_NAMES, SUPPORTED_MYPY
+from ._database import load
 
 if TYPE_CHECKING:
     from ._checks import Checks
@@ -77,8 +78,10 @@ class PodPlugin(Plugin):
         if options.custom_typeshed_dir:
             typesheds.append(os.path.join(os.path.abspath(options.custom_typeshed_dir), ""))
         self._typesheds = tuple(typesheds)
-        self._trusted = trusted_packages(options.config_file)
-        self._config_data = f"{_SOURCE_HASH} {','.join(sorted(self._trusted))}"
+        self._settings = read_settings(options.config_file)
+        self._database = load()
+        self._json_names = {entry.name for entry in self._database.table("json")}
+        self._config_data = f"{_SOURCE_HASH} {self._database.digest} {self._settings.cache_key()}"
         self._loaded: Checks | None = None
         # mypy asks for a hook at every call it checks: a miss costs one set lookup, a hit one
         # more. Until a hook is first used, these stand-ins load the checks (a warm run that
@@ -94,7 +97,7 @@ class PodPlugin(Plugin):
         if self._loaded is None:
             from ._checks import Checks
 
-            checks = self._loaded = Checks(self._trusted)
+            checks = self._loaded = Checks(self._settings, self._database)
             self._function_hooks = dict(checks.function_hooks)
             self._method_hooks = dict(checks.method_hooks)
         return self._loaded
@@ -110,6 +113,8 @@ class PodPlugin(Plugin):
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
         if fullname in FUNCTION_HOOK_NAMES:
             return self._function_hooks[fullname]
+        if fullname in self._json_names:
+            return _json_value
         return None
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
@@ -133,6 +138,24 @@ class PodPlugin(Plugin):
         if ctx.path.startswith(self._typesheds):
             return None
         return self._config_data
+
+
+def _json_value(ctx: FunctionContext) -> Type:
+    """What the database's ``[json]`` functions return in place of typeshed's ``Any``: a JSON
+    value whose containers hold ``object`` (narrowed with ``isinstance`` like any value)."""
+    api = ctx.api
+    named = api.named_generic_type
+    obj = named("builtins.object", [])
+    items: list[Type] = [
+        named("builtins.str", []),
+        named("builtins.int", []),
+        named("builtins.float", []),
+        named("builtins.bool", []),
+        NoneType(),
+        named("builtins.list", [obj]),
+        named("builtins.dict", [named("builtins.str", []), obj]),
+    ]
+    return UnionType.make_union(items)
 
 
 def plugin(version: str) -> type[Plugin]:

@@ -66,11 +66,10 @@ from .._consts import (
     UNTRUSTED_PACKAGE,
     UNVERIFIABLE_DECLARED,
     UNVERIFIABLE_EXPRESSION,
-    UNVERIFIABLE_IMPORTED,
 )
 from .._defs import definition, event_name, instance_class
 from .._hooks import Collector, HookSite, ModuleHooks
-from .._origin import HOST_PACKAGES, is_installed
+from .._modules import HOST_PACKAGES, is_installed
 from .._report import HookEntry, active
 
 __all__ = ["on_class_defined", "on_decorator_applied", "on_registration"]
@@ -237,7 +236,6 @@ def _hook_instance(expr: Expression, info: TypeInfo, hooks: ModuleHooks) -> str 
         if isinstance(built, TypeInfo) and built.has_base(HOOK_BASE):
             return _untrusted_package(built.module_name, built.name, hooks)
     if isinstance(expr, NameExpr) and isinstance(expr.node, Var):
-        hooks.hook_variables.append((expr.node, expr))
         return _untrusted_package(info.module_name, info.name, hooks)
     return UNVERIFIABLE_DECLARED.format(what=f"a value typed {info.name}")
 
@@ -260,12 +258,12 @@ def _site(expr: Expression, typ: Type, hooks: ModuleHooks) -> HookSite | str:
     target = definition(expr, checker)
     if target is not None and not isinstance(target.node, TypeInfo):
         if target.module != module:
-            return UNVERIFIABLE_IMPORTED.format(name=target.name, module=target.module)
+            return HookSite(target.name, target.node, target.module, expr.line)
         return HookSite(target.name, target.node)
     owner = instance_class(expr, typ)
     if owner is not None and owner.module_name.partition(".")[0] not in _STDLIB:
         if owner.module_name != module:
-            return UNVERIFIABLE_IMPORTED.format(name=owner.name, module=owner.module_name)
+            return HookSite(owner.name, owner, owner.module_name, expr.line)
         return HookSite(owner.name, owner)
     return UNVERIFIABLE_EXPRESSION.format(type=format_type(typ, checker.options))
 

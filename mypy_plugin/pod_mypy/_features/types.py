@@ -1,0 +1,178 @@
+"""The type rule: every expression of a hook module has a known type that reaches no
+privileged class, and every value it holds is of a tamed class.
+
+- ``Any`` (explicit or inferred) is refused: it hides what a value is. The ``Any`` mypy gives
+  special forms (a reference to ``Literal``, an alias) and the ``Any`` of an error mypy
+  reports itself are not values and are passed over.
+- A class anywhere in a type (argument, result, type argument) that has the privileged marker
+  is refused (``hook-boundary``).
+- A value (an instance type, a function's result) must be of a class tamed by the database,
+  of ``pod``'s hook API, of a hook module or of a granted capability. What a function *takes*
+  is not a value hook code holds: a tamed function whose parameters mention an untamed class
+  (``Logger.info``'s ``exc_info``) is fine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final, final
+
+from mypy.messages import format_type
+from mypy.nodes import TypeInfo
+from mypy.options import Options
+from mypy.types import (
+    AnyType,
+    CallableType,
+    Instance,
+    LiteralType,
+    Overloaded,
+    ParamSpecType,
+    ProperType,
+    TupleType,
+    Type,
+    TypeAliasType,
+    TypedDictType,
+    TypeOfAny,
+    TypeType,
+    TypeVarTupleType,
+    TypeVarType,
+    UnionType,
+    UnpackType,
+    get_proper_type,
+)
+
+__all__ = ["TypeRule", "shown"]
+
+_PASSED_ANY: Final = frozenset(
+    {TypeOfAny.special_form, TypeOfAny.from_error, TypeOfAny.implementation_artifact}
+)
+_ALWAYS_VALUES: Final = frozenset(
+    {
+        "builtins.object",
+        "builtins.function",
+        "builtins.tuple",
+        "types.ModuleType",  # a module reference: its names are checked where they are used
+        "types.NoneType",
+        "typing._TypedDict",
+        "builtins.ellipsis",
+    }
+)
+
+
+@final
+class TypeRule:
+    """Judges types for one build; answers are kept per type (types compare by value)."""
+
+    def __init__(
+        self,
+        is_privileged: Callable[[TypeInfo], bool],
+        class_allowed: Callable[[TypeInfo], bool],
+        options: Options,
+    ) -> None:
+        self._is_privileged = is_privileged
+        self._class_allowed = class_allowed
+        self._options = options
+        self._known: dict[Type, str | None] = {}
+
+    def problem(self, typ: Type) -> tuple[str, bool] | None:
+        """What is wrong with a hook-code expression of type ``typ``: (message, privileged)."""
+        try:
+            known = self._known.get(typ, _MISSING)
+        except (TypeError, RecursionError):  # an unhashable or self-referring type
+            known = _MISSING
+        if known is _MISSING:
+            found = self._judge(typ, value=True, seen=set())
+            known = found
+            try:
+                self._known[typ] = found
+            except (TypeError, RecursionError):
+                pass
+        if known is None:
+            return None
+        assert isinstance(known, str)
+        return known, known.startswith(_PRIVILEGED_MARK)
+
+    def _judge(self, typ: Type, *, value: bool, seen: set[int]) -> str | None:
+        if isinstance(typ, TypeAliasType):
+            alias = typ.alias
+            key = id(alias) if alias is not None else id(typ)
+            if key in seen:
+                return None  # a recursive alias (``JsonValue``): its members are judged once
+            seen.add(key)
+            for arg in typ.args:
+                found = self._judge(arg, value=value, seen=seen)
+                if found is not None:
+                    return found
+        proper = get_proper_type(typ)
+        return self._judge_proper(proper, value=value, seen=seen)
+
+    def _judge_proper(self, proper: ProperType, *, value: bool, seen: set[int]) -> str | None:
+        if isinstance(proper, AnyType):
+            if proper.type_of_any in _PASSED_ANY:
+                return None
+            return _ANY
+        if isinstance(proper, Instance):
+            return self._instance(proper, value=value, seen=seen)
+        if isinstance(proper, (CallableType, Overloaded)):
+            # A function is judged by what it can hand over (its result is a typed expression
+            # of its own where it is called); its signature must not name a privileged class.
+            signatures = proper.items if isinstance(proper, Overloaded) else [proper]
+            for signature in signatures:
+                for part in [*signature.arg_types, signature.ret_type]:
+                    found = self._judge(part, value=False, seen=seen)
+                    if found is not None and found.startswith(_PRIVILEGED_MARK):
+                        return found
+            return None
+        if isinstance(proper, UnionType):
+            items = proper.items
+        elif isinstance(proper, TupleType):
+            items = [*proper.items, proper.partial_fallback]
+        elif isinstance(proper, TypedDictType):
+            items = list(proper.items.values())
+        elif isinstance(proper, TypeType):
+            items = [proper.item]
+        elif isinstance(proper, LiteralType):
+            items = [proper.fallback]
+        elif isinstance(proper, TypeVarType):
+            items = [proper.upper_bound, *proper.values]
+        elif isinstance(proper, (ParamSpecType, TypeVarTupleType)):
+            items = [proper.upper_bound]
+        elif isinstance(proper, UnpackType):
+            items = [proper.type]
+        else:
+            return None  # None, Never, a partial or deleted type: nothing to reach
+        for item in items:
+            found = self._judge(item, value=value, seen=seen)
+            if found is not None:
+                return found
+        return None
+
+    def _instance(self, instance: Instance, *, value: bool, seen: set[int]) -> str | None:
+        info = instance.type
+        fullname = info.fullname
+        if self._is_privileged(info):
+            return f'{_PRIVILEGED_MARK}privileged type "{info.name}"'
+        if (
+            value
+            and fullname not in _ALWAYS_VALUES
+            and not self._class_allowed(info)
+            and info.typeddict_type is None
+        ):
+            shown = format_type(instance, self._options)
+            return f"a value of type {shown}, which is not tamed"
+        for arg in instance.args:
+            found = self._judge(arg, value=value, seen=seen)
+            if found is not None:
+                return found
+        return None
+
+
+_MISSING: Final = object()
+_PRIVILEGED_MARK: Final = "\x00"
+"""Prefixes a problem that is a privileged type (reported as ``hook-boundary``)."""
+_ANY: Final = "type Any"
+
+
+def shown(problem: str) -> str:
+    """A problem as a message shows it (without the internal mark)."""
+    return problem.removeprefix(_PRIVILEGED_MARK)
