@@ -17,7 +17,16 @@ from typing import Final, NamedTuple, final
 
 from mypy.nodes import MypyFile, SymbolNode, TypeInfo
 
-__all__ = ["DATABASE_TABLES", "Entry", "RawDatabase", "Tamed", "database_path", "load"]
+__all__ = [
+    "DATABASE_TABLES",
+    "Entry",
+    "RawDatabase",
+    "Tamed",
+    "database_path",
+    "load",
+    "render_markdown",
+    "resolve",
+]
 
 DATABASE_TABLES: Final = ("classes", "types", "members", "functions", "values", "json", "refused")
 """The file's tables, in the order ``docs/plugin.md`` renders them."""
@@ -195,3 +204,33 @@ class Tamed:
                 return fix
             name = name.rpartition(".")[0]
         return None
+
+
+_TABLE_TITLES: Final = {
+    "classes": "Classes tamed whole (every public member the class itself defines; a base for hook-module classes)",
+    "types": "Classes tamed member by member (values may be held; members as listed below)",
+    "members": "Members of those classes",
+    "functions": "Functions and decorators",
+    "values": "Module-level values",
+    "json": "Functions re-typed to return a JSON value instead of Any",
+    "refused": "Refused on purpose, with the fix the error shows",
+}
+
+
+def render_markdown(raw: RawDatabase) -> str:
+    """The database as ``docs/plugin.md`` shows it: one table per kind of entry."""
+    lines: list[str] = []
+    for table in DATABASE_TABLES:
+        entries = sorted(raw.table(table), key=lambda entry: entry.name)
+        if not entries:
+            continue
+        column = "fix" if table == "refused" else "why it cannot reach process state"
+        lines += [f"#### {_TABLE_TITLES[table]} ({len(entries)})", "", f"| name | {column} |"]
+        lines.append("|---|---|")
+        lines += [f"| `{entry.name}` | {_cell(entry.text)} |" for entry in entries]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")

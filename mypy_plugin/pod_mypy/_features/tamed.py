@@ -86,6 +86,7 @@ Finding = tuple[int, int, str, ErrorCode]
 """line, column, message, code."""
 
 _MODULE_DUNDERS: Final = frozenset({"__name__", "__doc__"})
+_CONSTANTS: Final = frozenset({"builtins.None", "builtins.True", "builtins.False"})
 """A module's own ``__name__`` and ``__doc__``: plain strings (``getLogger(__name__)``)."""
 _GETATTR: Final = frozenset({"builtins.getattr", "builtins.hasattr"})
 _FORMAT_METHODS: Final = frozenset({"format", "format_map"})
@@ -184,6 +185,8 @@ class _Walker:
         self._reported: set[tuple[int, str]] = set()
         self._functions: list[str] = []
         self._tries = 0
+        self._refused: set[str] = set()
+        """Modules and names refused at their import: their uses say nothing more."""
         self._skip: set[int] = set()
         """Expressions already judged by an enclosing rule (``getattr``'s callee, ...)."""
 
@@ -214,6 +217,10 @@ class _Walker:
         return f"{base}.{module}" if module and base else module or base
 
     def _check_module(self, context: Context, module: str) -> None:
+        if not self._module_allowed(context, module):
+            self._refused.add(module)
+
+    def _module_allowed(self, context: Context, module: str) -> bool:
         grants = self.grants
         modules = grants.modules
         if (
@@ -224,18 +231,18 @@ class _Walker:
             or modules.is_trusted(module)
             or module == self.here
         ):
-            return
+            return True
         if modules.is_host(module) and not modules.is_library(module):
             self._report(context, MESSAGES["import_host"].format(module=module), HOOK_UNTAMED)
-            return
+            return False
         if not modules.is_library(module):
-            if modules.is_hook_module(module):
-                return
-            if modules.module_of(module) != module:
-                return  # not in the build: mypy reports the import itself
+            if modules.is_hook_module(module) or modules.module_of(module) != module:
+                return True  # a hook module, or not in the build (mypy reports that)
             self._report(context, MESSAGES["import_project"].format(module=module), HOOK_UNTAMED)
-            return
+            return False
         self._untamed(context, f'module "{module}"', module)
+        return False
+
 
     def _import_hazard(self, context: Context) -> None:
         if self._tries:
@@ -261,6 +268,7 @@ class _Walker:
                     self._check_module(o, module)
                 continue
             if not self.grants.name_allowed(target, self.here) and not self.grants.granted(public):
+                self._refused.add(target)
                 if self.grants.modules.is_host(module) and not file.is_library(module):
                     self._report(o, MESSAGES["import_host"].format(module=module), HOOK_UNTAMED)
                 elif not file.is_library(module) and not file.is_hook_module(module):
@@ -293,13 +301,13 @@ class _Walker:
         if node is None or isinstance(node, MypyFile) or o.kind != GDEF:
             return  # a local, a class member by its bare name, a module (checked at import)
         fullname = node.fullname
-        if o.name in _MODULE_DUNDERS and isinstance(node, Var) and "." not in fullname:
+        if fullname in _CONSTANTS:
             return
         if fullname.startswith(f"{self.here}.") or fullname == o.name:
             if _dunder(o.name) and o.name not in _MODULE_DUNDERS:
                 self._report(o, MESSAGES["dunder"].format(name=o.name), HOOK_ESCAPE)
             return
-        if not self.grants.name_allowed(fullname, self.here):
+        if not self.grants.name_allowed(fullname, self.here) and not self._was_refused(fullname):
             self._untamed(o, f'"{fullname}"', fullname)
 
     def _member_expr(self, o: MemberExpr) -> None:
@@ -326,8 +334,18 @@ class _Walker:
             self._report(o, MESSAGES["dunder"].format(name=o.name), HOOK_ESCAPE)
             return
         fullname = node.fullname if node is not None else public
+        if self._was_refused(module.fullname) or self._was_refused(fullname):
+            return
         if not self.grants.name_allowed(fullname, self.here) and not self.grants.granted(public):
             self._untamed(o, f'"{public}"', fullname)
+
+    def _was_refused(self, fullname: str) -> bool:
+        name = fullname
+        while name:
+            if name in self._refused:
+                return True
+            name = name.rpartition(".")[0]
+        return False
 
     def _value_member(self, context: Context, receiver: Expression, name: str) -> None:
         typ = self.types.get(receiver)
@@ -686,7 +704,7 @@ def _subject(expr: Expression) -> str:
         return f'"{expr.name}"'
     if isinstance(expr, MemberExpr):
         return f'"{expr.name}"'
-    if isinstance(expr, CallExpr) and isinstance(expr.callee, RefExpr):
+    if isinstance(expr, CallExpr) and isinstance(expr.callee, (NameExpr, MemberExpr)):
         return f'the result of "{expr.callee.name}(...)"'
-    return "an expression"
+    return f"an expression ({type(expr).__name__})"
 

@@ -55,6 +55,7 @@ _ALWAYS_VALUES: Final = frozenset(
         "types.NoneType",
         "typing._TypedDict",
         "builtins.ellipsis",
+        "types.EllipsisType",
     }
 )
 

@@ -1,0 +1,88 @@
+"""The taming database: every entry resolves in the supported mypy and Python, its tables are
+consistent, and ``docs/plugin.md`` shows exactly what the file holds."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from mypy import build
+from mypy.modulefinder import BuildSource
+from mypy.nodes import MypyFile
+from mypy.options import Options
+
+from pod_mypy._database import Tamed, load, render_markdown, resolve
+
+ROOT = Path(__file__).resolve().parents[2]
+START = "<!-- taming-database:start -->"
+END = "<!-- taming-database:end -->"
+
+
+def _modules_named() -> list[str]:
+    """Every module the database names something of (the longest importable prefix)."""
+    import importlib.util
+
+    found: set[str] = set()
+    for entry in load().entries:
+        parts = entry.name.split(".")
+        for cut in range(len(parts), 0, -1):
+            module = ".".join(parts[:cut])
+            try:
+                spec = importlib.util.find_spec(module)
+            except (ImportError, ValueError):
+                spec = None
+            if spec is not None:
+                found.add(module)
+                break
+    return sorted(found)
+
+
+@pytest.fixture(scope="module")
+def files() -> dict[str, MypyFile]:
+    """A mypy build that imports every module the database names."""
+    modules = _modules_named()
+    text = "".join(f"import {module}\n" for module in modules if module != "builtins")
+    options = Options()
+    options.incremental = False
+    options.python_version = sys.version_info[:2]
+    result = build.build([BuildSource("probe.py", "probe", text)], options)
+    return result.files
+
+
+def test_every_entry_resolves_in_this_mypy_and_python(files: dict[str, MypyFile]) -> None:
+    tamed = Tamed(load(), files)
+    assert [f"[{entry.table}] {entry.name}" for entry in tamed.unresolved] == []
+    missing = [
+        f"[{entry.table}] {entry.name}"
+        for entry in load().entries
+        if entry.table != "refused" and entry.table != "members" and resolve(entry.name, files) is None
+    ]
+    assert missing == []
+
+
+def test_tables_are_consistent() -> None:
+    raw = load()
+    types = {entry.name for entry in raw.table("types")}
+    functions = {entry.name for entry in raw.table("functions")}
+    bad_members = [e.name for e in raw.table("members") if e.name.rpartition(".")[0] not in types]
+    assert bad_members == []
+    assert [e.name for e in raw.table("json") if e.name not in functions] == []
+    seen: dict[str, str] = {}
+    twice: list[str] = []
+    for entry in raw.entries:
+        if entry.table == "json":
+            continue
+        if entry.name in seen:
+            twice.append(f"{entry.name}: [{seen[entry.name]}] and [{entry.table}]")
+        seen[entry.name] = entry.table
+    assert twice == []
+
+
+def test_docs_render_the_database() -> None:
+    text = (ROOT / "docs" / "plugin.md").read_text()
+    assert START in text and END in text, "docs/plugin.md lost the database markers"
+    shown = text.split(START, 1)[1].split(END, 1)[0].strip()
+    assert shown == render_markdown(load()).strip(), (
+        "docs/plugin.md's database table is stale: run python -m pod_mypy database --markdown"
+    )
