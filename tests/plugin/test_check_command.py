@@ -11,17 +11,14 @@ from pathlib import Path
 from pod_mypy import __version__
 
 HOOKS = """\
-from llm_worker import ScriptedClient, Worker
 from pod import Continue, HookRegistry, PreToolDecision, ToolCallSummary, events
 
 registry = HookRegistry()
-WORKER = Worker(ScriptedClient([]))
-CLEAR = WORKER.context.clear
 
 
 @registry.on(events.PRE_TOOL_CALL)
-def wipes(call: ToolCallSummary) -> PreToolDecision:
-    CLEAR()  # type: ignore[hook-boundary]
+def peeks(call: ToolCallSummary) -> PreToolDecision:
+    print(call.__class__)  # type: ignore[hook-escape]
     return Continue()
 
 
@@ -29,7 +26,7 @@ def wipes(call: ToolCallSummary) -> PreToolDecision:
 def fine(call: ToolCallSummary) -> PreToolDecision:
     return Continue()
 """
-IGNORED = "# mypy: ignore-errors\n" + HOOKS.replace("CLEAR()  # type: ignore[hook-boundary]", "")
+IGNORED = "# mypy: ignore-errors\n" + HOOKS.replace("  # type: ignore[hook-escape]", "")
 
 
 def _check(project: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
@@ -52,25 +49,26 @@ def test_findings_are_reported_whatever_the_ignore_comments_say(tmp_path: Path) 
     report = json.loads(done.stdout)
     assert report["version"] == __version__
     hooks = {(entry["path"], entry["hook"]): entry for entry in report["hooks"]}
-    assert hooks["hooks.py", "fine"]["status"] == "verified"
+    # The verdict is the module's: a hook module with a finding verifies none of its hooks.
+    assert hooks["hooks.py", "fine"]["status"] == "unverifiable"
     assert hooks["hooks.py", "fine"]["event"] == "PRE_TOOL_CALL"
-    assert hooks["hooks.py", "wipes"]["status"] == "unverifiable"
+    assert hooks["hooks.py", "peeks"]["status"] == "unverifiable"
     assert hooks["ignored.py", "fine"]["status"] == "unverifiable"
     findings = [(f["path"], f["line"], f["code"]) for f in report["findings"]]
-    assert ("hooks.py", 11, "hook-boundary") in findings  # despite its # type: ignore
-    assert ("hooks.py", 10, "hook-escape") in findings  # the ignore itself
+    assert ("hooks.py", 8, "hook-escape") in findings  # despite its # type: ignore
+    assert ("hooks.py", 1, "hook-escape") in findings  # the ignore itself
     assert any(path == "ignored.py" for path, _, _ in findings)
 
 
 def test_a_clean_project_prints_the_report_and_exits_0(tmp_path: Path) -> None:
-    clean = HOOKS.replace("    CLEAR()  # type: ignore[hook-boundary]\n", "")
+    clean = HOOKS.replace("    print(call.__class__)  # type: ignore[hook-escape]\n", "")
     (tmp_path / "hooks.py").write_text(clean)
 
     done = _check(tmp_path, "check", "hooks.py")
 
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "hooks.py:10  PRE_TOOL_CALL  wipes  verified" in done.stdout
-    assert "hooks.py:15  PRE_TOOL_CALL  fine  verified" in done.stdout
+    assert "hooks.py:7  PRE_TOOL_CALL  peeks  verified" in done.stdout
+    assert "hooks.py:12  PRE_TOOL_CALL  fine  verified" in done.stdout
     assert done.stdout.rstrip().endswith("2 hooks (2 verified); 0 findings")
 
 
