@@ -60,7 +60,7 @@ def test_installed_packages_stdlib_and_llm_pod_are_library_code() -> None:
     assert is_installed("acme.hooks", modules)
     assert is_library("acme.hooks", modules)
     assert is_library("json.decoder", modules)
-    assert is_library("pod._permissions", modules)
+    assert is_library("pod.policy._permissions", modules)
     assert not is_library("app.hooks", modules)
 
 

@@ -53,7 +53,7 @@ class UnknownEventError(PodUsageError):
     schema NAME``) that no event has. The message lists the events."""
 
     def __init__(self, event: object) -> None:
-        from . import events  # the catalogue imports this module
+        from . import _events as events  # the catalogue imports this module
 
         self.event = event
         if isinstance(event, str):

@@ -19,7 +19,7 @@ keys are errors). One rule for folders: the command runs in ``cwd``, which is re
 folder of the file that declares it and defaults to that folder, so ``["python3",
 "policy.py"]`` finds the ``policy.py`` beside the file wherever ``pod`` is started. The folder
 must exist, and a program given by a relative path (``./check.sh``) must exist in it, when the
-file is loaded. The policy loader (``_policy``) reads the file once and reports a bad table
+file is loaded. The policy loader (``_loader``) reads the file once and reports a bad table
 as ``FILE, line N: [[hook]] K: PROBLEM``; no hook from that file is returned.
 """
 
@@ -33,12 +33,12 @@ from typing import Any, Literal, final
 
 from pydantic import BaseModel, Field, ValidationError
 
-from . import events
-from ._command_hook import DEFAULT_TIMEOUT, CommandHook, CommandMode, CommandOptionError
-from ._errors import PermissionRulesError, PodUsageError
-from ._registry import FailurePolicy, HookRegistry
+from ..command._hook import DEFAULT_TIMEOUT, CommandHook, CommandMode, CommandOptionError
+from ..hooks import _events as events
+from ..hooks._errors import PermissionRulesError, PodUsageError
+from ..hooks._events import HookEvent
+from ..hooks._registry import FailurePolicy, HookRegistry
 from ._toml_lines import TableProblem
-from .events import HookEvent
 
 __all__ = [
     "ConfiguredCommandHook",
@@ -171,6 +171,6 @@ def load_command_hooks(path: str | os.PathLike[str]) -> list[ConfiguredCommandHo
         PermissionRulesError: the file is not UTF-8 TOML or a table is invalid.
         OSError: the file cannot be read.
     """
-    from ._policy import load_policy  # the policy loader builds hooks with this module
+    from ._loader import load_policy  # the policy loader builds hooks with this module
 
     return list(load_policy(path).hooks)

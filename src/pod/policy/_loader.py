@@ -31,7 +31,7 @@ from typing import Final, TypeVar, cast, final
 
 from pydantic import ValidationError
 
-from ._errors import PermissionRulesError
+from ..hooks._errors import PermissionRulesError
 from ._hook_config import ConfiguredCommandHook, build_command_hook
 from ._permissions import PermissionAction, PermissionHook, PermissionRule, locate_rules
 from ._toml_lines import TableProblem, TomlLines

@@ -40,14 +40,14 @@ from typing_extensions import override
 
 from llm_worker import HookFailedError, HookPoint, Skip
 
-from . import events
-from ._command_hook import CommandHook
+from ..command._hook import CommandHook
+from ..policy._permissions import PermissionHook
+from . import _events as events
+from ._base import declared_event, input_mismatch
 from ._errors import PodUsageError, RegistryFrozenError, UnknownEventError
-from ._hook_base import declared_event, input_mismatch
-from ._hook_exchange import awaited_coroutine, illegal, legal_copy, own_copy
-from ._hook_names import hook_name, raised
-from ._permissions import PermissionHook
-from .events import HookEvent
+from ._events import HookEvent
+from ._exchange import awaited_coroutine, illegal, legal_copy, own_copy
+from ._names import hook_name, raised
 
 __all__ = ["FailurePolicy", "FrozenHookRegistry", "HookRegistry"]
 
