@@ -42,8 +42,8 @@ from .hooks._errors import PermissionRulesError as PermissionRulesError
 from .hooks._errors import PodError as PodError
 from .hooks._errors import PodUsageError as PodUsageError
 from .hooks._errors import RegistryFrozenError as RegistryFrozenError
-from .hooks._errors import UnknownEventError as UnknownEventError
 from .hooks._events import HookEvent as HookEvent
+from .hooks._events import UnknownEventError as UnknownEventError
 from .hooks._registry import FailurePolicy as FailurePolicy
 from .hooks._registry import FrozenHookRegistry as FrozenHookRegistry
 from .hooks._registry import HookRegistry as HookRegistry

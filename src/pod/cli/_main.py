@@ -18,7 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..hooks import _events as events
-from ..hooks._errors import UnknownEventError
+from ..hooks._events import UnknownEventError
 from ._durable import add_durable_commands, durable_command
 from ._options import add_resume_arguments, add_run_arguments
 from ._rules import (

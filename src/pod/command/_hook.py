@@ -39,8 +39,8 @@ from pydantic import BaseModel
 
 from ..hooks import _events as events
 from ..hooks._base import Hook
-from ..hooks._errors import CommandHookError, PodUsageError, UnknownEventError
-from ..hooks._events import HookEvent
+from ..hooks._errors import CommandHookError, PodUsageError
+from ..hooks._events import HookEvent, UnknownEventError
 from ._claude_code import BLOCKING_EXIT, claude_name, encode_claude_request, parse_claude_answer
 from ._process import LineProcess, ProcessFailure, hook_environment, run_once
 from ._protocol import encode_request, parse_decision, tool_name_of

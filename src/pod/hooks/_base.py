@@ -24,8 +24,8 @@ from typing import Any, Generic, Protocol, TypeVar, final, overload
 from pydantic import BaseModel
 
 from . import _events as events
-from ._errors import PodUsageError, UnknownEventError
-from ._events import HookEvent
+from ._errors import PodUsageError
+from ._events import HookEvent, UnknownEventError
 
 __all__ = ["AsyncHookFunction", "Hook", "HookFunction", "hook"]
 

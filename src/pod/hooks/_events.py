@@ -45,7 +45,7 @@ from llm_worker import (
     TurnEndInfo,
 )
 
-from ._errors import UnknownEventError
+from ._errors import PodUsageError
 
 __all__ = [
     "ABORT",
@@ -73,6 +73,7 @@ __all__ = [
     "ToolResultSummary",
     "TurnEndDecision",
     "TurnEndInfo",
+    "UnknownEventError",
     "by_name",
 ]
 
@@ -190,6 +191,22 @@ CATALOGUE: Final[tuple[HookEvent[Any, Any], ...]] = (
     ABORT,
 )
 """Every event, in the order a run meets them."""
+
+
+class UnknownEventError(PodUsageError):
+    """Something that is not one of ``pod.events`` was given as an event: a hook registered
+    for another object, or an event name (``events.by_name``, a ``[[hook]]`` table, ``pod
+    schema NAME``) that no event has. The message lists the events."""
+
+    def __init__(self, event: object) -> None:
+        self.event = event
+        if isinstance(event, str):
+            names = ", ".join(known.name for known in CATALOGUE)
+            message = f"no hook event {event!r}; events: {names}"
+        else:
+            names = ", ".join(known.name.upper() for known in CATALOGUE)
+            message = f"{event!r} is not a hook event; use one of pod.events ({names})"
+        super().__init__(message)
 
 
 def by_name(name: str) -> HookEvent[Any, Any]:

@@ -44,8 +44,8 @@ from ..command._hook import CommandHook
 from ..policy._permissions import PermissionHook
 from . import _events as events
 from ._base import declared_event, input_mismatch
-from ._errors import PodUsageError, RegistryFrozenError, UnknownEventError
-from ._events import HookEvent
+from ._errors import PodUsageError, RegistryFrozenError
+from ._events import HookEvent, UnknownEventError
 from ._exchange import awaited_coroutine, illegal, legal_copy, own_copy
 from ._names import hook_name, raised
 
