@@ -41,6 +41,7 @@ from ..hooks import _events as events
 from ..hooks._base import Hook
 from ..hooks._errors import CommandHookError, PodUsageError
 from ..hooks._events import HookEvent, UnknownEventError
+from ..hooks._registry import reads_only_hook
 from ._claude_code import BLOCKING_EXIT, claude_name, encode_claude_request, parse_claude_answer
 from ._process import LineProcess, ProcessFailure, hook_environment, run_once
 from ._protocol import encode_request, parse_decision, tool_name_of
@@ -128,6 +129,7 @@ async def _keep(state: _PersistentState, grace: float) -> AsyncGenerator[None, N
 
 
 @final
+@reads_only_hook
 class CommandHook(Hook[InputT, DecisionT]):
     """A hook that asks an external command: JSON in on stdin, a decision out on stdout.
 

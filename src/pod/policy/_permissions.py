@@ -46,6 +46,7 @@ from llm_worker import Continue, Skip, Tool, ToolCallSummary
 
 from ..hooks._base import Hook
 from ..hooks._errors import PermissionRulesError, PodUsageError
+from ..hooks._registry import reads_only_hook
 
 __all__ = ["PermissionAction", "PermissionHook", "PermissionRule", "locate_rules"]
 
@@ -235,6 +236,7 @@ def _parameters(tool: Tool) -> frozenset[str] | None:
 
 
 @final
+@reads_only_hook
 class PermissionHook(Hook[ToolCallSummary, Continue | Skip]):
     """A ``PRE_TOOL_CALL`` hook that allows or denies calls by rules; first match wins.
 
