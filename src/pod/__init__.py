@@ -31,6 +31,7 @@ from llm_worker import TurnEndInfo as TurnEndInfo
 from llm_worker import WorkerStateError as WorkerStateError
 
 from . import events as events
+from .command._configured import ConfiguredCommandHook as ConfiguredCommandHook
 from .command._hook import CommandHook as CommandHook
 from .command._hook import CommandMode as CommandMode
 from .hooks._base import AsyncHookFunction as AsyncHookFunction
@@ -47,7 +48,6 @@ from .hooks._events import UnknownEventError as UnknownEventError
 from .hooks._registry import FailurePolicy as FailurePolicy
 from .hooks._registry import FrozenHookRegistry as FrozenHookRegistry
 from .hooks._registry import HookRegistry as HookRegistry
-from .policy._hook_config import ConfiguredCommandHook as ConfiguredCommandHook
 from .policy._hook_config import load_command_hooks as load_command_hooks
 from .policy._permissions import PermissionAction as PermissionAction
 from .policy._permissions import PermissionHook as PermissionHook

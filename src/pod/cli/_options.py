@@ -17,9 +17,9 @@ from llm_worker import LlmClient, Tool
 from llm_worker.providers import MissingCredentialsError, ProviderSetupError, client_from_spec
 
 from ..command._claude_code_settings import load_claude_settings
+from ..command._configured import ConfiguredCommandHook
 from ..hooks._errors import PodUsageError
 from ..hooks._registry import FrozenHookRegistry, HookRegistry
-from ..policy._hook_config import ConfiguredCommandHook
 from ..policy._loader import load_policy
 from ..policy._permissions import PermissionHook
 from ..runtime._pod import Pod

@@ -29,8 +29,8 @@ from pydantic import BaseModel, Field, JsonValue, TypeAdapter, ValidationError
 
 from ..hooks import _events as events
 from ..hooks._errors import PodUsageError
-from ..policy._hook_config import ConfiguredCommandHook
 from ._claude_code import CLAUDE_CODE_EVENTS
+from ._configured import ConfiguredCommandHook
 from ._hook import TOOL_EVENTS, CommandHook
 from ._protocol import describe_validation
 

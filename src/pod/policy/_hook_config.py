@@ -27,21 +27,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, final
+from typing import Literal, final
 
 from pydantic import BaseModel, Field, ValidationError
 
+from ..command._configured import ConfiguredCommandHook
 from ..command._hook import DEFAULT_TIMEOUT, CommandHook, CommandMode, CommandOptionError
 from ..hooks import _events as events
 from ..hooks._errors import PermissionRulesError, PodUsageError
-from ..hooks._events import HookEvent
-from ..hooks._registry import FailurePolicy, HookRegistry
+from ..hooks._registry import FailurePolicy
 from ._toml_lines import TableProblem
 
 __all__ = [
-    "ConfiguredCommandHook",
     "build_command_hook",
     "command_hook_from_config",
     "load_command_hooks",
@@ -62,22 +60,6 @@ class _HookTable(BaseModel, frozen=True, extra="forbid", strict=True):
     cwd: str | None = None
     env: dict[str, str] = Field(default_factory=dict[str, str])
     inherit_env: bool | list[str] | None = None
-
-
-@final
-@dataclass(frozen=True, slots=True)
-class ConfiguredCommandHook:
-    """A command hook read from configuration, with the policy to register it under."""
-
-    event: HookEvent[Any, Any]
-    hook: CommandHook[Any, Any]
-    on_error: FailurePolicy
-    source: str
-    """Where it was declared, e.g. ``hooks.toml: [[hook]] 2``."""
-
-    def register(self, registry: HookRegistry) -> None:
-        """Register the hook for its event under its failure policy."""
-        registry.on(self.event, self.hook, on_error=self.on_error)
 
 
 def build_command_hook(

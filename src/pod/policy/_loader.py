@@ -31,8 +31,9 @@ from typing import Final, TypeVar, cast, final
 
 from pydantic import ValidationError
 
+from ..command._configured import ConfiguredCommandHook
 from ..hooks._errors import PermissionRulesError
-from ._hook_config import ConfiguredCommandHook, build_command_hook
+from ._hook_config import build_command_hook
 from ._permissions import PermissionAction, PermissionHook, PermissionRule, locate_rules
 from ._toml_lines import TableProblem, TomlLines
 
