@@ -48,7 +48,7 @@ from .hooks._events import UnknownEventError as UnknownEventError
 from .hooks._registry import FailurePolicy as FailurePolicy
 from .hooks._registry import FrozenHookRegistry as FrozenHookRegistry
 from .hooks._registry import HookRegistry as HookRegistry
-from .policy._hook_config import load_command_hooks as load_command_hooks
+from .policy._loader import load_command_hooks as load_command_hooks
 from .policy._permissions import PermissionAction as PermissionAction
 from .policy._permissions import PermissionHook as PermissionHook
 from .policy._permissions import PermissionRule as PermissionRule

@@ -42,7 +42,6 @@ from ._toml_lines import TableProblem
 __all__ = [
     "build_command_hook",
     "command_hook_from_config",
-    "load_command_hooks",
 ]
 
 
@@ -142,17 +141,3 @@ def command_hook_from_config(
     except TableProblem as problem:
         raise PermissionRulesError(source=source, problem=problem.problem) from None
     return ConfiguredCommandHook(built.event, built.hook, built.on_error, source)
-
-
-def load_command_hooks(path: str | os.PathLike[str]) -> list[ConfiguredCommandHook]:
-    """Read a policy file and build the hooks of its ``[[hook]]`` tables, in order.
-
-    The whole file is checked (rules too); a relative ``cwd`` is relative to its folder.
-
-    Raises:
-        PermissionRulesError: the file is not UTF-8 TOML or a table is invalid.
-        OSError: the file cannot be read.
-    """
-    from ._loader import load_policy  # the policy loader builds hooks with this module
-
-    return list(load_policy(path).hooks)
