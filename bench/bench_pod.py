@@ -14,7 +14,7 @@ from collections.abc import Callable
 from llm_worker import Item, Message, ToolCall, ToolCallSummary, ToolResult
 from llm_worker.interceptor import History
 from pod import PermissionHook, PermissionRule
-from pod._interceptors import (
+from pod.runtime._interceptors import (
     CompactionInterceptor,
     NotificationQueue,
     plan_compaction,

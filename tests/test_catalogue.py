@@ -21,7 +21,7 @@ from pydantic import BaseModel
 import llm_worker
 import pod
 from pod import events
-from pod._cli import schemas
+from pod.cli._main import schemas
 
 DOCS = Path(__file__).parents[1] / "docs"
 EVENTS = events.CATALOGUE

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from pod import events
-from pod._cli import main
+from pod.cli._main import main
 
 
 def test_events_lists_every_event_with_its_fields_and_decisions(

@@ -7,7 +7,7 @@ import io
 from rich.console import Console
 
 from llm_worker import Finished
-from pod._demo import run_demo
+from pod.cli._demo import run_demo
 
 
 def test_demo_traces_interceptors_and_hooks_and_ends_finished() -> None:

@@ -17,26 +17,26 @@ SUPPORTED_MYPY: Final = ((2, 4), (2, 5))
 
 PRIVILEGED: Final = "llm_worker._privilege.Privileged"
 """The marker base: a class with it in its MRO is on the privileged side of the boundary."""
-EVENTS_MODULE: Final = "pod.events"
+EVENTS_MODULE: Final = "pod.hooks._events"
 """The event catalogue's module: events are named from its ``HookEvent`` variables."""
-HOOK_EVENT: Final = "pod.events.HookEvent"
+HOOK_EVENT: Final = "pod.hooks._events.HookEvent"
 """The catalogue's event type, ``HookEvent[Input, Output]``."""
-REGISTRY_CLASS: Final = "pod._registry.HookRegistry"
+REGISTRY_CLASS: Final = "pod.hooks._registry.HookRegistry"
 """The registry: its ``on`` must be called directly."""
-REGISTRY_ON: Final = "pod._registry.HookRegistry.on"
+REGISTRY_ON: Final = "pod.hooks._registry.HookRegistry.on"
 """``registry.on(EVENT, fn)`` and ``registry.on(EVENT)``."""
-REGISTRY_DECORATOR_CALL: Final = "pod._registry._Decorator.__call__"
+REGISTRY_DECORATOR_CALL: Final = "pod.hooks._registry._Decorator.__call__"
 """Applying ``@registry.on(EVENT)`` to a function."""
-HOOK_BASE: Final = "pod._hook_base.Hook"
+HOOK_BASE: Final = "pod.hooks._base.Hook"
 """Base class of class-based hooks."""
-HOOK_BASE_INIT_SUBCLASS: Final = "pod._hook_base.Hook.__init_subclass__"
+HOOK_BASE_INIT_SUBCLASS: Final = "pod.hooks._base.Hook.__init_subclass__"
 """Type-checked once per ``Hook`` subclass: the plugin's trigger for class-based hooks."""
-HOOK_DECORATOR: Final = "pod._hook_base.hook"
+HOOK_DECORATOR: Final = "pod.hooks._base.hook"
 """``hook(EVENT)``."""
-HOOK_DECORATOR_CALL: Final = "pod._hook_base._HookDecorator.__call__"
+HOOK_DECORATOR_CALL: Final = "pod.hooks._base._HookDecorator.__call__"
 """Applying ``@hook(EVENT)`` to a function."""
 DECLARED_HOOK_TYPES: Final = frozenset(
-    {"pod._hook_base.HookFunction", "pod._hook_base.AsyncHookFunction"}
+    {"pod.hooks._base.HookFunction", "pod.hooks._base.AsyncHookFunction"}
 )
 """Types of functions declared with ``@hook``: checked where they are defined."""
 

@@ -8,7 +8,7 @@ import io
 from rich.console import Console
 
 from llm_worker import Abort, Continue, Paused, PendingCall, Skip
-from pod._cli_decisions import (
+from pod.cli._decisions import (
     Answer,
     add_decision_arguments,
     ask_decisions,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pod import events
-from pod._cli_load import LoadError, load_hooks, load_tools
+from pod.cli._load import LoadError, load_hooks, load_tools
 
 
 def test_a_hooks_file_with_dataclasses_postponed_annotations_and_a_sibling_import(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pod._cli import main
+from pod.cli._main import main
 
 MODEL = ["--model=openai:m", "--api-key=k"]
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from pod import Abort, Continue, Skip
-from pod._cli_decisions import USER_ABORT_REASON, Answer
-from pod._cli_durable import run_decision
+from pod.cli._decisions import USER_ABORT_REASON, Answer
+from pod.cli._durable import run_decision
 from pod.durable import RunDecision
 
 

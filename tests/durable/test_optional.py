@@ -16,7 +16,7 @@ for package in (llm_worker, pod):
         name = ".".join(p for p in parts if p != "__init__")
         if not name.startswith("pod.durable") and not name.endswith("__main__"):
             importlib.import_module(name)
-from pod._cli import main
+from pod.cli._main import main
 main(["events"])
 loaded = sorted(m for m in sys.modules if m == "dbos" or m.startswith(("dbos.", "pod.durable")))
 print("loaded:", loaded)

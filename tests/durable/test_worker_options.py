@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pod._cli import main
+from pod.cli._main import main
 
 BAD_OPTIONS = [
     (

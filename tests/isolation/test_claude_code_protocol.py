@@ -23,7 +23,7 @@ from pod import (
     TurnEndInfo,
     events,
 )
-from pod._claude_code import SESSION_ID, claude_output_schema, claude_stdin_schema
+from pod.command._claude_code import SESSION_ID, claude_output_schema, claude_stdin_schema
 
 from .conftest import CALL, ScriptFactory
 

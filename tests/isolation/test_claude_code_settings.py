@@ -13,7 +13,7 @@ import pytest
 from llm_worker import ScriptedCall, ScriptedClient, ScriptedReply, ToolResult, tool
 from llm_worker.testing import assert_well_formed
 from pod import Aborted, Finished, HookRegistry, Pod, PodUsageError, events
-from pod._claude_code_settings import load_claude_settings
+from pod.command._claude_code_settings import load_claude_settings
 
 BASH_VALIDATOR = """
 #!/usr/bin/env python3

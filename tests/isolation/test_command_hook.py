@@ -25,7 +25,7 @@ from pod import (
     UnknownEventError,
     events,
 )
-from pod._hook_protocol import stdin_schema
+from pod.command._protocol import stdin_schema
 
 from .conftest import (
     CALL,
@@ -308,7 +308,7 @@ time.sleep(120)
     with pytest.raises(HookFailedError) as failure:
         await registry.freeze().dispatch(events.PRE_TOOL_CALL, CALL)
     assert str(failure.value) == (
-        f"hook pod._command_hook.CommandHook({' '.join(argv)}) on PRE_TOOL_CALL failed: "
+        f"hook pod.command._hook.CommandHook({' '.join(argv)}) on PRE_TOOL_CALL failed: "
         "timed out after 1s"
     )
     assert wait_until_dead(read_pid(pid_file))
@@ -352,7 +352,7 @@ def test_a_command_hook_describes_itself() -> None:
     registry = HookRegistry()
     registry.on(events.PRE_TOOL_CALL, command)
     assert registry.freeze().hooks_for(events.PRE_TOOL_CALL) == (
-        f"pod._command_hook.CommandHook({sys.executable} 'my policy.py')",
+        f"pod.command._hook.CommandHook({sys.executable} 'my policy.py')",
     )
 
 

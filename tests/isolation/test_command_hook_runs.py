@@ -139,7 +139,7 @@ async def test_a_failing_command_aborts_the_run_by_default(
     worker, result, ran, command = await run_with_failing_hook(script, failure, "abort")
     assert isinstance(result, Aborted)
     assert result.reason.startswith(
-        f"hook pod._command_hook.CommandHook({command}) on PRE_TOOL_CALL failed: "
+        f"hook pod.command._hook.CommandHook({command}) on PRE_TOOL_CALL failed: "
         f"raised CommandHookError: command `{command}` {FAILURES[failure][1]}"
     )
     assert ran == []

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-import pod._hook_process
+import pod.command._process
 from pod import CommandHook, CommandHookError, events
 
 from .conftest import CALL, zombie_children
@@ -70,7 +70,7 @@ async def test_a_timed_out_command_is_left_to_the_child_watcher_even_when_it_is_
     # loop's child watcher (a thread blocked in os.waitpid) hears of it late, so closing the
     # transport now would reap it behind the watcher's back. (subprocess binds its own
     # waitpid at import: only the watcher is slowed.)
-    waitpid, kill = os.waitpid, pod._hook_process._kill_group  # pyright: ignore[reportPrivateUsage]
+    waitpid, kill = os.waitpid, pod.command._process._kill_group  # pyright: ignore[reportPrivateUsage]
 
     def kill_and_wait_for_death(pgid: int) -> None:
         kill(pgid)
@@ -85,7 +85,7 @@ async def test_a_timed_out_command_is_left_to_the_child_watcher_even_when_it_is_
         return waitpid(pid, options)
 
     monkeypatch.setattr(os, "waitpid", slow_waitpid)
-    monkeypatch.setattr(pod._hook_process, "_kill_group", kill_and_wait_for_death)
+    monkeypatch.setattr(pod.command._process, "_kill_group", kill_and_wait_for_death)
     sleeper = CommandHook(events.PRE_TOOL_CALL, ["sleep", "30"], timeout=0.05)
     with caplog.at_level(logging.DEBUG, logger="asyncio"):
         for _ in range(5):

@@ -10,8 +10,8 @@ import jsonschema
 import pytest
 
 from pod import CommandHookError, events
-from pod._cli import main
-from pod._hook_protocol import encode_request, parse_decision
+from pod.cli._main import main
+from pod.command._protocol import encode_request, parse_decision
 
 from .conftest import CALL
 

@@ -33,7 +33,7 @@ from llm_worker import (
     tool,
 )
 from pod import CommandHook, CommandHookError, HookRegistry, events
-from pod._hook_protocol import parse_decision
+from pod.command._protocol import parse_decision
 
 from .conftest import CALL
 

@@ -15,8 +15,8 @@ from pod import (
     events,
     load_command_hooks,
 )
-from pod._hook_config import command_hook_from_config
-from pod._policy import parse_policy
+from pod.policy._hook_config import command_hook_from_config
+from pod.policy._loader import parse_policy
 
 from .conftest import CALL
 
@@ -72,10 +72,10 @@ def test_hooks_load_in_order_with_their_settings(tmp_path: Path) -> None:
         configured.register(registry)
     frozen = registry.freeze()
     assert frozen.hooks_for(events.PRE_TOOL_CALL) == (
-        "pod._command_hook.CommandHook(python3 policy.py)",
+        "pod.command._hook.CommandHook(python3 policy.py)",
     )
     assert frozen.hooks_for(events.ABORT) == (
-        "pod._command_hook.CommandHook(notify-send 'run aborted')",
+        "pod.command._hook.CommandHook(notify-send 'run aborted')",
     )
 
 

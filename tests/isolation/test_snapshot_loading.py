@@ -10,7 +10,7 @@ import pytest
 
 from llm_worker import ScriptedCall, ScriptedClient, ScriptedReply, WorkerSnapshot, tool
 from pod import HookRegistry, Pause, Pod, PodSnapshot, PodUsageError, SnapshotError, events
-from pod._snapshot import POD_SNAPSHOT_VERSION
+from pod.runtime._snapshot import POD_SNAPSHOT_VERSION
 
 SCRIPT = (
     ScriptedReply(calls=(ScriptedCall("shell", {"command": "deploy"}, call_id="deploy"),)),

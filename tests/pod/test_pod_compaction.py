@@ -35,7 +35,7 @@ from pod import (
     TraceEvent,
     events,
 )
-from pod._interceptors import plan_compaction
+from pod.runtime._interceptors import plan_compaction
 
 SYSTEM_PROMPT = "You are a test agent."
 CHUNK = "x" * 400

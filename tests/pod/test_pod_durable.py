@@ -38,7 +38,7 @@ from pod import (
     WorkerStateError,
     events,
 )
-from pod._snapshot import POD_SNAPSHOT_VERSION
+from pod.runtime._snapshot import POD_SNAPSHOT_VERSION
 
 SCRIPT = (
     ScriptedReply(

@@ -6,7 +6,7 @@ from pod_helpers import assert_well_formed
 
 from llm_worker import Summary
 from pod import Continue, Finished, Paused, TraceEvent
-from pod._showcase import SHOWCASE_PROMPT, build_showcase_pod
+from pod.cli._showcase import SHOWCASE_PROMPT, build_showcase_pod
 
 
 async def test_the_showcase_exercises_every_mechanism() -> None:
@@ -25,7 +25,7 @@ async def test_the_showcase_exercises_every_mechanism() -> None:
     assert decisions == [
         "Continue",
         f"Skip: deleting files needs a human: ask the user instead {by_policy}",
-        "Pause: shell commands need a human's OK (by pod._showcase.confirm_shell)",
+        "Pause: shell commands need a human's OK (by pod.cli._showcase.confirm_shell)",
         f"Skip: no permission rule allows this call to read_file {by_policy}",
     ]
     assert sum(isinstance(item, Summary) for item in pod.history) == 1

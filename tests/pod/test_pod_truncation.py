@@ -19,7 +19,7 @@ from pod import (
     ToolResultSummary,
     events,
 )
-from pod._interceptors import truncate_output
+from pod.runtime._interceptors import truncate_output
 
 MARKER = re.compile(r"\n\[output truncated: (\d+) of (\d+) bytes cut\]$")
 

@@ -21,8 +21,8 @@ from pod import (
     Skip,
     ToolCallSummary,
 )
-from pod._cli import main
-from pod._policy import load_policy, parse_policy
+from pod.cli._main import main
+from pod.policy._loader import load_policy, parse_policy
 
 
 @tool

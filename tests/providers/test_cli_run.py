@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from pod._cli import main
+from pod.cli._main import main
 
 FINAL = "Paris is sunny (21 °C), Tokyo is rainy (14 °C), 2 + 3 = 5"
 

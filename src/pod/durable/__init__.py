@@ -4,7 +4,8 @@ Crash-proof runs (every model request, tool call, compaction summary and hook de
 checkpointed step), approvals that wait durably for days, a SQLite file under ``.pod/`` by
 default and PostgreSQL to share a queue of runs among workers. See ``docs/durability.md``.
 
-Nothing else in ``pod`` imports this package: the core runs without DBOS installed.
+It imports ``pod.runtime``, ``pod.policy``, ``pod.command`` and ``pod.hooks``; nothing else in
+``pod`` imports it (``pod.cli`` only inside the durable commands): the core runs without DBOS.
 """
 
 from ._agent import DurableAgent as DurableAgent

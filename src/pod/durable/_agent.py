@@ -36,14 +36,14 @@ from llm_worker import (
     Usage,
 )
 
-from .._errors import PodUsageError
-from .._permissions import PermissionHook
-from .._pod import Pod, PodResult
-from .._registry import FrozenHookRegistry, HookRegistry
-from .._settings import PodSettings
-from .._snapshot import PodSnapshot
-from .._summariser import LlmSummariser, Summariser
-from .._trace import Tracer
+from ..hooks._errors import PodUsageError
+from ..hooks._registry import FrozenHookRegistry, HookRegistry
+from ..policy._permissions import PermissionHook
+from ..runtime._pod import Pod, PodResult
+from ..runtime._settings import PodSettings
+from ..runtime._snapshot import PodSnapshot
+from ..runtime._summariser import LlmSummariser, Summariser
+from ..runtime._trace import Tracer
 from ._dbos_records import DbosRecordedSteps
 from ._steps import (
     StepClient,

@@ -17,7 +17,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from llm_worker import LlmResponse, Message, Paused, ToolCall, ToolResult
 
-from .._errors import PodUsageError
+from ..hooks._errors import PodUsageError
 from ._agent import (
     DECISION_TOPIC,
     PAUSE_EVENT,

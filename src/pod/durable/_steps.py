@@ -35,9 +35,9 @@ from llm_worker import (
     ToolArgumentsError,
 )
 
-from .._errors import PodError
-from .._summariser import Summariser, SummaryText
-from .._trace import TraceEvent, Tracer, TracingHookPort
+from ..hooks._errors import PodError
+from ..runtime._summariser import Summariser, SummaryText
+from ..runtime._trace import TraceEvent, Tracer, TracingHookPort
 
 __all__ = [
     "StepClient",

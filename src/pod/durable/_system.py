@@ -37,7 +37,6 @@ __all__ = [
     "SyncMode",
     "database_url",
     "launch",
-    "libpq_url",
     "shutdown",
     "sqlite_path",
 ]
@@ -224,9 +223,3 @@ class _Process:
 
 
 _process: Final = _Process()
-
-
-def libpq_url(url: str) -> str:
-    """A SQLAlchemy URL (``postgresql+psycopg://``) as libpq reads it (``postgresql://``)."""
-    scheme, sep, rest = url.partition("://")
-    return f"{scheme.split('+')[0]}{sep}{rest}"

@@ -32,8 +32,6 @@ from typing import Any, Final, final
 
 from dbos import DBOS
 
-from ._system import libpq_url
-
 __all__ = ["Heartbeat", "TakeoverError"]
 
 _log = logging.getLogger("pod.durable")
@@ -220,3 +218,9 @@ class Heartbeat:
             _log.warning("worker %s: takeover failed: %s", self.executor_id, exc)
             self.close()
         return True
+
+
+def libpq_url(url: str) -> str:
+    """A SQLAlchemy URL (``postgresql+psycopg://``) as libpq reads it (``postgresql://``)."""
+    scheme, sep, rest = url.partition("://")
+    return f"{scheme.split('+')[0]}{sep}{rest}"

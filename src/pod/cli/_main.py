@@ -17,23 +17,23 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from . import events
-from ._cli_durable import add_durable_commands, durable_command
-from ._cli_options import add_resume_arguments, add_run_arguments
-from ._cli_rules import (
+from ..hooks import _events as events
+from ..hooks._events import UnknownEventError
+from ._durable import add_durable_commands, durable_command
+from ._options import add_resume_arguments, add_run_arguments
+from ._rules import (
     add_command_schema_arguments,
     add_rules_parser,
     command_schema_of,
     rules_command,
 )
-from ._cli_run import (
+from ._run import (
     EPILOG,
     RESUME_DESCRIPTION,
     RUN_DESCRIPTION,
     resume_command,
     run_command,
 )
-from ._errors import UnknownEventError
 
 __all__ = ["main"]
 

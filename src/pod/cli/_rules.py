@@ -18,13 +18,13 @@ from rich.markup import escape
 
 from llm_worker import Tool, UsageError
 
-from . import events
-from ._claude_code import claude_name, claude_output_schema, claude_stdin_schema
-from ._claude_code_settings import load_claude_settings
-from ._cli_load import LoadError, load_tools  # the same --tools loader as pod run
-from ._errors import PodUsageError
-from ._hook_protocol import stdin_schema, stdout_schema
-from ._policy import load_policy
+from ..command._claude_code import claude_name, claude_output_schema, claude_stdin_schema
+from ..command._claude_code_settings import load_claude_settings
+from ..command._protocol import stdin_schema, stdout_schema
+from ..hooks import _events as events
+from ..hooks._errors import PodUsageError
+from ..policy._loader import load_policy
+from ._load import LoadError, load_tools  # the same --tools loader as pod run
 from ._workspace_tools import workspace_tools
 
 __all__ = [

@@ -40,10 +40,10 @@ from llm_worker import (
     TurnEndInfo,
 )
 
-from . import events
-from ._errors import CommandHookError
-from ._hook_protocol import describe_validation
-from .events import HookEvent
+from ..hooks import _events as events
+from ..hooks._errors import CommandHookError
+from ..hooks._events import HookEvent
+from ._protocol import describe_validation
 
 __all__ = [
     "CLAUDE_CODE_EVENTS",

@@ -31,12 +31,13 @@ from typing import Final, TypeVar, cast, final
 
 from pydantic import ValidationError
 
-from ._errors import PermissionRulesError
-from ._hook_config import ConfiguredCommandHook, build_command_hook
+from ..command._configured import ConfiguredCommandHook
+from ..hooks._errors import PermissionRulesError
+from ._hook_config import build_command_hook
 from ._permissions import PermissionAction, PermissionHook, PermissionRule, locate_rules
 from ._toml_lines import TableProblem, TomlLines
 
-__all__ = ["PolicyFile", "load_policy", "parse_policy"]
+__all__ = ["PolicyFile", "load_command_hooks", "load_policy", "parse_policy"]
 
 _TOP_LEVEL_KEYS: Final = ("default", "rule", "hook")
 T = TypeVar("T")
@@ -95,6 +96,18 @@ def load_policy(
     except UnicodeDecodeError as exc:
         raise PermissionRulesError(source=source, problem=f"not UTF-8 text ({exc})") from exc
     return parse_policy(text, source=source, base_dir=Path(source).parent, workspace=workspace)
+
+
+def load_command_hooks(path: str | os.PathLike[str]) -> list[ConfiguredCommandHook]:
+    """Read a policy file and build the hooks of its ``[[hook]]`` tables, in order.
+
+    The whole file is checked (rules too); a relative ``cwd`` is relative to its folder.
+
+    Raises:
+        PermissionRulesError: the file is not UTF-8 TOML or a table is invalid.
+        OSError: the file cannot be read.
+    """
+    return list(load_policy(path).hooks)
 
 
 def parse_policy(

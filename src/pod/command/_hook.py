@@ -16,7 +16,7 @@ Anything else fails the hook with a :class:`CommandHookError` naming the command
 wrong (it could not start, timed out, crashed, exited non-zero, printed garbage or a decision
 the event does not allow), so the registration's failure policy applies: fail closed by
 default. The command is an argv list, never a shell string; its process group is killed when
-the call ends (see ``_hook_process``).
+the call ends (see ``_process``).
 
 ``protocol="claude-code"`` speaks Claude Code's hook contract instead (``_claude_code``). A
 ``matcher`` (a regular expression the whole tool name must match) limits a tool-event hook to
@@ -37,13 +37,14 @@ from typing import Final, Literal, TypeAlias, TypeVar, cast, final
 
 from pydantic import BaseModel
 
-from . import events
+from ..hooks import _events as events
+from ..hooks._base import Hook
+from ..hooks._errors import CommandHookError, PodUsageError
+from ..hooks._events import HookEvent, UnknownEventError
+from ..hooks._registry import reads_only_hook
 from ._claude_code import BLOCKING_EXIT, claude_name, encode_claude_request, parse_claude_answer
-from ._errors import CommandHookError, PodUsageError, UnknownEventError
-from ._hook_base import Hook
-from ._hook_process import LineProcess, ProcessFailure, hook_environment, run_once
-from ._hook_protocol import encode_request, parse_decision, tool_name_of
-from .events import HookEvent
+from ._process import LineProcess, ProcessFailure, hook_environment, run_once
+from ._protocol import encode_request, parse_decision, tool_name_of
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -128,6 +129,7 @@ async def _keep(state: _PersistentState, grace: float) -> AsyncGenerator[None, N
 
 
 @final
+@reads_only_hook
 class CommandHook(Hook[InputT, DecisionT]):
     """A hook that asks an external command: JSON in on stdin, a decision out on stdout.
 

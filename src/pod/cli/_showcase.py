@@ -25,12 +25,12 @@ from llm_worker import (
     tool,
 )
 
-from . import events
-from ._permissions import PermissionHook
-from ._pod import Pod
-from ._registry import HookRegistry
-from ._settings import PodSettings
-from ._trace import Tracer
+from ..hooks import _events as events
+from ..hooks._registry import HookRegistry
+from ..policy._permissions import PermissionHook
+from ..runtime._pod import Pod
+from ..runtime._settings import PodSettings
+from ..runtime._trace import Tracer
 
 __all__ = ["SHOWCASE_ANSWERS", "SHOWCASE_PROMPT", "SHOWCASE_RULES", "build_showcase_pod"]
 

@@ -19,7 +19,7 @@ keys are errors). One rule for folders: the command runs in ``cwd``, which is re
 folder of the file that declares it and defaults to that folder, so ``["python3",
 "policy.py"]`` finds the ``policy.py`` beside the file wherever ``pod`` is started. The folder
 must exist, and a program given by a relative path (``./check.sh``) must exist in it, when the
-file is loaded. The policy loader (``_policy``) reads the file once and reports a bad table
+file is loaded. The policy loader (``_loader``) reads the file once and reports a bad table
 as ``FILE, line N: [[hook]] K: PROBLEM``; no hook from that file is returned.
 """
 
@@ -27,24 +27,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, final
+from typing import Literal, final
 
 from pydantic import BaseModel, Field, ValidationError
 
-from . import events
-from ._command_hook import DEFAULT_TIMEOUT, CommandHook, CommandMode, CommandOptionError
-from ._errors import PermissionRulesError, PodUsageError
-from ._registry import FailurePolicy, HookRegistry
+from ..command._configured import ConfiguredCommandHook
+from ..command._hook import DEFAULT_TIMEOUT, CommandHook, CommandMode, CommandOptionError
+from ..hooks import _events as events
+from ..hooks._errors import PermissionRulesError, PodUsageError
+from ..hooks._registry import FailurePolicy
 from ._toml_lines import TableProblem
-from .events import HookEvent
 
 __all__ = [
-    "ConfiguredCommandHook",
     "build_command_hook",
     "command_hook_from_config",
-    "load_command_hooks",
 ]
 
 
@@ -62,22 +59,6 @@ class _HookTable(BaseModel, frozen=True, extra="forbid", strict=True):
     cwd: str | None = None
     env: dict[str, str] = Field(default_factory=dict[str, str])
     inherit_env: bool | list[str] | None = None
-
-
-@final
-@dataclass(frozen=True, slots=True)
-class ConfiguredCommandHook:
-    """A command hook read from configuration, with the policy to register it under."""
-
-    event: HookEvent[Any, Any]
-    hook: CommandHook[Any, Any]
-    on_error: FailurePolicy
-    source: str
-    """Where it was declared, e.g. ``hooks.toml: [[hook]] 2``."""
-
-    def register(self, registry: HookRegistry) -> None:
-        """Register the hook for its event under its failure policy."""
-        registry.on(self.event, self.hook, on_error=self.on_error)
 
 
 def build_command_hook(
@@ -160,17 +141,3 @@ def command_hook_from_config(
     except TableProblem as problem:
         raise PermissionRulesError(source=source, problem=problem.problem) from None
     return ConfiguredCommandHook(built.event, built.hook, built.on_error, source)
-
-
-def load_command_hooks(path: str | os.PathLike[str]) -> list[ConfiguredCommandHook]:
-    """Read a policy file and build the hooks of its ``[[hook]]`` tables, in order.
-
-    The whole file is checked (rules too); a relative ``cwd`` is relative to its folder.
-
-    Raises:
-        PermissionRulesError: the file is not UTF-8 TOML or a table is invalid.
-        OSError: the file cannot be read.
-    """
-    from ._policy import load_policy  # the policy loader builds hooks with this module
-
-    return list(load_policy(path).hooks)

@@ -27,12 +27,12 @@ from typing import Final, Literal, final
 
 from pydantic import BaseModel, Field, JsonValue, TypeAdapter, ValidationError
 
-from . import events
+from ..hooks import _events as events
+from ..hooks._errors import PodUsageError
 from ._claude_code import CLAUDE_CODE_EVENTS
-from ._command_hook import TOOL_EVENTS, CommandHook
-from ._errors import PodUsageError
-from ._hook_config import ConfiguredCommandHook
-from ._hook_protocol import describe_validation
+from ._configured import ConfiguredCommandHook
+from ._hook import TOOL_EVENTS, CommandHook
+from ._protocol import describe_validation
 
 __all__ = ["CLAUDE_DEFAULT_TIMEOUT", "load_claude_settings"]
 

@@ -25,7 +25,7 @@ Contract:
   its prefix. A prefix rule is a policy aid, not a sandbox: run untrusted commands isolated.
 - The hook only reads the ``ToolCallSummary`` it is given; the Pod registers it ahead of
   every user hook, so no user hook can let a denied call through.
-- Rules load from a policy file (:meth:`PermissionHook.from_toml`, read by ``_policy``); a
+- Rules load from a policy file (:meth:`PermissionHook.from_toml`, read by ``_loader``); a
   malformed file raises :class:`PermissionRulesError` naming the file, the line and the rule.
 """
 
@@ -44,8 +44,9 @@ from pydantic import BaseModel, Field, JsonValue, field_validator
 
 from llm_worker import Continue, Skip, Tool, ToolCallSummary
 
-from ._errors import PermissionRulesError, PodUsageError
-from ._hook_base import Hook
+from ..hooks._base import Hook
+from ..hooks._errors import PermissionRulesError, PodUsageError
+from ..hooks._registry import reads_only_hook
 
 __all__ = ["PermissionAction", "PermissionHook", "PermissionRule", "locate_rules"]
 
@@ -235,6 +236,7 @@ def _parameters(tool: Tool) -> frozenset[str] | None:
 
 
 @final
+@reads_only_hook
 class PermissionHook(Hook[ToolCallSummary, Continue | Skip]):
     """A ``PRE_TOOL_CALL`` hook that allows or denies calls by rules; first match wins.
 
@@ -381,7 +383,7 @@ class PermissionHook(Hook[ToolCallSummary, Continue | Skip]):
                 and the table.
             OSError: the file cannot be read.
         """
-        from ._policy import load_policy  # the policy loader builds this class
+        from ._loader import load_policy  # the policy loader builds this class
 
         return load_policy(path, workspace=workspace).permissions_or_refuse()
 
@@ -399,7 +401,7 @@ class PermissionHook(Hook[ToolCallSummary, Continue | Skip]):
             PermissionRulesError: the text is not TOML, a table is malformed, or it has no
                 rules and no explicit default.
         """
-        from ._policy import parse_policy
+        from ._loader import parse_policy
 
         return parse_policy(text, source=source, workspace=workspace).permissions_or_refuse()
 

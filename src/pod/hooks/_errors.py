@@ -4,7 +4,8 @@
 PodError
  +-- PodUsageError             the programmer's fault, at start-up
       +-- RegistryFrozenError  a hook registered after the registry was frozen
-      +-- UnknownEventError    an object or a name that is not a catalogue event
+      +-- UnknownEventError    an object or a name that is not a catalogue event (declared
+                               beside the catalogue, in ``_events``: it lists the events)
       +-- PermissionRulesError a policy file (rules, command hooks) is malformed, or a
                                rule names a tool or argument the run does not have
  +-- CommandHookError          a hook command failed: did not start, crashed, timed out, or
@@ -25,7 +26,6 @@ __all__ = [
     "PodError",
     "PodUsageError",
     "RegistryFrozenError",
-    "UnknownEventError",
 ]
 
 
@@ -45,24 +45,6 @@ class RegistryFrozenError(PodUsageError):
             f"cannot register {hook} on {event}: the registry is frozen "
             "(register every hook before the Pod starts)"
         )
-
-
-class UnknownEventError(PodUsageError):
-    """Something that is not one of ``pod.events`` was given as an event: a hook registered
-    for another object, or an event name (``events.by_name``, a ``[[hook]]`` table, ``pod
-    schema NAME``) that no event has. The message lists the events."""
-
-    def __init__(self, event: object) -> None:
-        from . import events  # the catalogue imports this module
-
-        self.event = event
-        if isinstance(event, str):
-            names = ", ".join(known.name for known in events.CATALOGUE)
-            message = f"no hook event {event!r}; events: {names}"
-        else:
-            names = ", ".join(known.name.upper() for known in events.CATALOGUE)
-            message = f"{event!r} is not a hook event; use one of pod.events ({names})"
-        super().__init__(message)
 
 
 class PermissionRulesError(PodUsageError):

@@ -40,16 +40,14 @@ from typing_extensions import override
 
 from llm_worker import HookFailedError, HookPoint, Skip
 
-from . import events
-from ._command_hook import CommandHook
-from ._errors import PodUsageError, RegistryFrozenError, UnknownEventError
-from ._hook_base import declared_event, input_mismatch
-from ._hook_exchange import awaited_coroutine, illegal, legal_copy, own_copy
-from ._hook_names import hook_name, raised
-from ._permissions import PermissionHook
-from .events import HookEvent
+from . import _events as events
+from ._base import declared_event, input_mismatch
+from ._errors import PodUsageError, RegistryFrozenError
+from ._events import HookEvent, UnknownEventError
+from ._exchange import awaited_coroutine, illegal, legal_copy, own_copy
+from ._names import hook_name, raised
 
-__all__ = ["FailurePolicy", "FrozenHookRegistry", "HookRegistry"]
+__all__ = ["FailurePolicy", "FrozenHookRegistry", "HookRegistry", "reads_only_hook"]
 
 _log = logging.getLogger("pod.hooks")
 
@@ -232,10 +230,23 @@ class HookRegistry:
         return self._frozen
 
 
-_READS_ONLY: Final = (PermissionHook, CommandHook)
-"""Hook classes of ours that never write to their Input, matched by exact type (a subclass
-may override ``__call__``): sharing the original with them saves a copy per event, e.g. the
-policy hook ahead of a user hook on every tool call."""
+_READS_ONLY: Final[list[type[object]]] = []
+"""Hook classes of ours that never write to their Input (``PermissionHook``, ``CommandHook``),
+matched by exact type (a subclass may override ``__call__``): sharing the original with them
+saves a copy per event, e.g. the policy hook ahead of a user hook on every tool call. Each
+declares itself with :func:`reads_only_hook` where it is defined (the rooms above this one),
+so the registry imports neither; as patchable as the module's code, like ``_POSITION``."""
+
+HookClassT = TypeVar("HookClassT", bound=type[object])
+
+
+def reads_only_hook(cls: HookClassT) -> HookClassT:
+    """Declare ``cls``, one of pod's own hook classes, as never writing to its Input: an
+    instance of exactly ``cls`` is handed the original Input, not a copy. Not for user hooks:
+    a user hook is always given its own copy."""
+    _READS_ONLY.append(cls)
+    return cls
+
 
 _POSITION: Final[Mapping[HookPoint[Any, Any], int]] = {
     event.point: position for position, event in enumerate(events.CATALOGUE)

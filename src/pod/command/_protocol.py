@@ -16,8 +16,8 @@ from pydantic import BaseModel, ValidationError
 
 from llm_worker import ToolCallSummary
 
-from ._errors import CommandHookError
-from .events import HookEvent
+from ..hooks._errors import CommandHookError
+from ..hooks._events import HookEvent
 
 __all__ = [
     "describe_validation",

@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from llm_worker import Paused, SnapshotError, check_snapshot_header, parse_snapshot_json
 
-from ._snapshot import PodSnapshot
+from ..runtime._snapshot import PodSnapshot
 
 __all__ = [
     "DEFAULT_RUNS_FOLDER",

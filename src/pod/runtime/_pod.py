@@ -47,8 +47,10 @@ from llm_worker import (
     Yielded,
 )
 
-from . import events
-from ._errors import PodUsageError
+from ..hooks import _events as events
+from ..hooks._errors import PodUsageError
+from ..hooks._registry import FrozenHookRegistry, HookRegistry
+from ..policy._permissions import PermissionHook
 from ._interceptors import (
     CompactionInterceptor,
     NotificationInterceptor,
@@ -56,8 +58,6 @@ from ._interceptors import (
     TruncationInterceptor,
     plan_compaction,
 )
-from ._permissions import PermissionHook
-from ._registry import FrozenHookRegistry, HookRegistry
 from ._settings import PodSettings
 from ._snapshot import PodSnapshot
 from ._summariser import LlmSummariser, Summariser

@@ -15,10 +15,10 @@ from rich.text import Text
 
 from llm_worker import Item, Message, Paused, Summary, ToolCall, ToolResult
 
-from ._cli_decisions import ask_decisions
-from ._pod import PodResult
+from ..runtime._pod import PodResult
+from ..runtime._trace import TraceEvent, decided_by
+from ._decisions import ask_decisions
 from ._showcase import SHOWCASE_ANSWERS, SHOWCASE_PROMPT, SHOWCASE_RULES, build_showcase_pod
-from ._trace import TraceEvent, decided_by
 
 __all__ = ["history_table", "render_trace_event", "run_demo"]
 

@@ -19,7 +19,7 @@ from typing import Final, cast
 
 from llm_worker import Tool
 
-from ._registry import FrozenHookRegistry, HookRegistry
+from ..hooks._registry import FrozenHookRegistry, HookRegistry
 
 __all__ = ["LoadError", "load_hooks", "load_tools"]
 

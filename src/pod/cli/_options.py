@@ -2,7 +2,7 @@
 
 Values are checked after argparse (every problem is collected, not just the first) and the
 Pod is built only when there are none. Driving the run, reporting and saving live in
-``_cli_run``.
+``_run``.
 """
 
 from __future__ import annotations
@@ -16,18 +16,18 @@ from typing import Any, Final
 from llm_worker import LlmClient, Tool
 from llm_worker.providers import MissingCredentialsError, ProviderSetupError, client_from_spec
 
-from ._claude_code_settings import load_claude_settings
-from ._cli_decisions import add_decision_arguments
-from ._cli_load import LoadError, load_hooks, load_tools
-from ._cli_output import RunOutput
-from ._cli_saved import DEFAULT_RUNS_FOLDER, RunOptions
-from ._errors import PodUsageError
-from ._hook_config import ConfiguredCommandHook
-from ._permissions import PermissionHook
-from ._pod import Pod
-from ._policy import load_policy
-from ._registry import FrozenHookRegistry, HookRegistry
-from ._settings import PodSettings
+from ..command._claude_code_settings import load_claude_settings
+from ..command._configured import ConfiguredCommandHook
+from ..hooks._errors import PodUsageError
+from ..hooks._registry import FrozenHookRegistry, HookRegistry
+from ..policy._loader import load_policy
+from ..policy._permissions import PermissionHook
+from ..runtime._pod import Pod
+from ..runtime._settings import PodSettings
+from ._decisions import add_decision_arguments
+from ._load import LoadError, load_hooks, load_tools
+from ._output import RunOutput
+from ._saved import DEFAULT_RUNS_FOLDER, RunOptions
 from ._workspace_tools import workspace_tools
 
 __all__ = ["add_resume_arguments", "add_run_arguments", "build_pod", "merged_options"]

@@ -21,9 +21,9 @@ from rich.text import Text
 
 from llm_worker import Usage
 
+from ..runtime._pod import PodResult
+from ..runtime._trace import TraceEvent, decided_by
 from ._demo import render_trace_event
-from ._pod import PodResult
-from ._trace import TraceEvent, decided_by
 
 __all__ = ["RunOutput", "RunStats", "result_object"]
 

@@ -15,7 +15,7 @@ __all__ = ["hook_name", "raised"]
 
 def hook_name(fn: Callable[..., object]) -> str:
     """The hook's qualified name, by its public path when a package re-exports it
-    (``pod.PermissionHook``, not ``pod._permissions.PermissionHook``)."""
+    (``pod.PermissionHook``, not ``pod.policy._permissions.PermissionHook``)."""
     named: object = fn if hasattr(fn, "__qualname__") else type(fn)
     module = getattr(named, "__module__", None) or "?"
     qualname: str = getattr(named, "__qualname__", None) or type(fn).__qualname__

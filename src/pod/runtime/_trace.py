@@ -27,7 +27,7 @@ from llm_worker import (
     TurnEndInfo,
 )
 
-from ._registry import FrozenHookRegistry
+from ..hooks._registry import FrozenHookRegistry
 
 __all__ = ["TraceEvent", "TraceSource", "Tracer", "TracingHookPort", "decided_by"]
 

@@ -23,9 +23,9 @@ from typing import Any, Generic, Protocol, TypeVar, final, overload
 
 from pydantic import BaseModel
 
-from . import events
-from ._errors import PodUsageError, UnknownEventError
-from .events import HookEvent
+from . import _events as events
+from ._errors import PodUsageError
+from ._events import HookEvent, UnknownEventError
 
 __all__ = ["AsyncHookFunction", "Hook", "HookFunction", "hook"]
 

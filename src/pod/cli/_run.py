@@ -33,7 +33,9 @@ from llm_worker import (
     WorkerStateError,
 )
 
-from ._cli_decisions import (
+from ..hooks._errors import PodUsageError
+from ..runtime._pod import Pod, PodResult
+from ._decisions import (
     USER_ABORT_REASON,
     Answer,
     ask_decisions,
@@ -41,9 +43,9 @@ from ._cli_decisions import (
     decisions_given,
     describe_pause,
 )
-from ._cli_options import build_pod, merged_options
-from ._cli_output import RunOutput, result_object
-from ._cli_saved import (
+from ._options import build_pod, merged_options
+from ._output import RunOutput, result_object
+from ._saved import (
     DEFAULT_RUNS_FOLDER,
     RunOptions,
     SavedRun,
@@ -52,8 +54,6 @@ from ._cli_saved import (
     read_saved_run,
     write_saved_run,
 )
-from ._errors import PodUsageError
-from ._pod import Pod, PodResult
 
 __all__ = ["EPILOG", "RESUME_DESCRIPTION", "RUN_DESCRIPTION", "resume_command", "run_command"]
 

@@ -4,7 +4,7 @@ Results go to stdout (``--json`` for scripts), diagnostics to stderr. Exit codes
 1 the database or the run failed, 2 bad usage (one line; ``--debug`` adds the traceback).
 The ``dbos`` extra is imported only when one of these commands runs.
 
-Decisions use the vocabulary and the code of saved runs (``_cli_decisions``): ``--approve
+Decisions use the vocabulary and the code of saved runs (``_decisions``): ``--approve
 CALL_ID``, ``--skip CALL_ID[=REASON]``, ``--abort``; with none, ``pod approve`` asks in a
 terminal, as ``pod resume`` does, and otherwise lets the hooks be asked again.
 """
@@ -27,7 +27,8 @@ from rich.table import Table
 
 from llm_worker import Abort, Continue, Skip
 
-from ._cli_decisions import (
+from ..hooks._errors import PodUsageError
+from ._decisions import (
     USER_ABORT_REASON,
     Answer,
     add_decision_arguments,
@@ -35,14 +36,13 @@ from ._cli_decisions import (
     decisions_from_arguments,
     decisions_given,
 )
-from ._cli_load import (
+from ._load import (
     LoadError,
     _load_object,  # pyright: ignore[reportPrivateUsage]
 )
-from ._errors import PodUsageError
 
 if TYPE_CHECKING:
-    from .durable import DurableRuns, RunDecision, RunInfo
+    from ..durable import DurableRuns, RunDecision, RunInfo
 
 __all__ = ["add_durable_commands", "durable_command"]
 
@@ -167,7 +167,7 @@ def durable_command(args: argparse.Namespace, console: Console, errors: Console)
         return code
 
     try:
-        from . import durable
+        from .. import durable
     except ImportError as exc:
         hint = "durable runs need the dbos extra: pip install 'llm-pod[dbos]'"
         return fail(EXIT_USAGE, f"{hint} ({exc})")
@@ -212,7 +212,7 @@ def _approve(args: argparse.Namespace, runs: DurableRuns, console: Console, erro
 
 def run_decision(answer: Answer) -> RunDecision:
     """The message for a durable run of the decisions ``pod resume`` would apply."""
-    from .durable import RunDecision
+    from ..durable import RunDecision
 
     if answer.end_run:
         return RunDecision(abort=USER_ABORT_REASON)
@@ -315,7 +315,7 @@ def _print_json(document: object) -> None:
 def _worker(args: argparse.Namespace, errors: Console) -> int:
     from dbos import DBOS
 
-    from .durable import DurableAgent, DurableSettings, database_url, launch, shutdown
+    from ..durable import DurableAgent, DurableSettings, database_url, launch, shutdown
 
     try:  # before the app's code is imported: a typo costs nothing
         settings = DurableSettings(

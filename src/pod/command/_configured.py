@@ -1,0 +1,31 @@
+"""A command hook as configuration declares it: the hook, its event, its failure policy and
+where it was declared. Built by the policy file loader (``[[hook]]`` tables) and by the Claude
+Code settings reader alike, so it lives with the command hooks both build.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, final
+
+from ..hooks._events import HookEvent
+from ..hooks._registry import FailurePolicy, HookRegistry
+from ._hook import CommandHook
+
+__all__ = ["ConfiguredCommandHook"]
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ConfiguredCommandHook:
+    """A command hook read from configuration, with the policy to register it under."""
+
+    event: HookEvent[Any, Any]
+    hook: CommandHook[Any, Any]
+    on_error: FailurePolicy
+    source: str
+    """Where it was declared, e.g. ``hooks.toml: [[hook]] 2``."""
+
+    def register(self, registry: HookRegistry) -> None:
+        """Register the hook for its event under its failure policy."""
+        registry.on(self.event, self.hook, on_error=self.on_error)

@@ -1,0 +1,1 @@
+"""Permission rules and the policy file ([[rule]], [[hook]]); imports pod.command, pod.hooks."""

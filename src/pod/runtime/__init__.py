@@ -1,0 +1,1 @@
+"""The Pod, settings, snapshots, summariser, trace, interceptors; imports policy, command, hooks."""
