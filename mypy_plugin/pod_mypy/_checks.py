@@ -89,7 +89,9 @@ class Checks:
                 checker.options,
             )
             self._build = (id(modules), grants)
-        return self._build[1]
+        grants = self._build[1]
+        grants.tamed.refresh(modules)
+        return grants
 
     def module_checked(self, file: MypyFile, modules: dict[str, MypyFile]) -> set[str]:
         """Check ``file`` if it is a hook module; return its extra indirect dependencies."""

@@ -108,6 +108,16 @@ def load(path: str | None = None) -> RawDatabase:
     return loaded
 
 
+def _module_part(name: str, modules: Mapping[str, MypyFile]) -> MypyFile | None:
+    """The module of the build that ``name`` starts with (the longest such prefix)."""
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        file = modules.get(".".join(parts[:cut]))
+        if file is not None:
+            return file
+    return None
+
+
 def resolve(name: str, modules: Mapping[str, MypyFile]) -> SymbolNode | MypyFile | None:
     """What the dotted ``name`` names in this build (``None``: its module is not in it).
 
@@ -148,19 +158,31 @@ class Tamed:
         self.names: set[str] = set()
         """Functions, values and classes hook code may name."""
         self.json: set[str] = set()
-        self.refused: dict[str, str] = {}
+        self.refused: dict[str, str] = {
+            entry.name: entry.text for entry in raw.entries if entry.table == "refused"
+        }
         """Full names (and public names) with the fix their refusal shows."""
         self.modules: set[str] = set()
         """Modules hook code may import: those the database names something of."""
         self.unresolved: list[Entry] = []
-        for entry in raw.entries:
-            if entry.table == "refused":
-                self.refused[entry.name] = entry.text
+        self._pending = list(raw.entries)
+        self.refresh(modules)
+
+    def refresh(self, modules: Mapping[str, MypyFile]) -> None:
+        """Resolve the entries whose modules had no symbols before: mypy analyses modules one
+        import cycle at a time, so a module a later one imports may not be analysed yet (and a
+        warm run adds what it loads from the cache as it goes)."""
+        pending, self._pending = self._pending, []
+        for entry in pending:
+            owner = _module_part(entry.name, modules)
+            if owner is None or not owner.names:
+                self._pending.append(entry)
+            elif entry.table == "refused":
                 node = resolve(entry.name, modules)
                 if node is not None and not isinstance(node, MypyFile):
                     self.refused.setdefault(node.fullname, entry.text)
-                continue
-            self._add(entry, modules)
+            else:
+                self._add(entry, modules)
 
     def _add(self, entry: Entry, modules: Mapping[str, MypyFile]) -> None:
         if entry.table == "members":
