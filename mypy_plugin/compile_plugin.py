@@ -127,7 +127,7 @@ def _environment(target: Path) -> None:
         encoding="utf-8",
     )
     mypy.chmod(0o755)
-    loaded = _printed(python, "import pod_mypy._features.boundary as m; print(m.__file__)")
+    loaded = _printed(python, "import pod_mypy._features.tamed as m; print(m.__file__)")
     if not loaded.endswith(".so"):
         raise SystemExit(f"compile_plugin: {env} loads pod_mypy from {loaded}")
 

@@ -39,8 +39,14 @@ def h(call: ToolCallSummary) -> PreToolDecision:
     print(WORKER)
     return Continue()
 """
-HARMLESS_HOOK = HOOK_READING_WORLD.replace("print(WORKER)", "print(call.tool_name)")
-PRIVILEGED = 'error: expression of type "Worker" is privileged (in hook "h")  [hook-boundary]'
+HARMLESS_HOOK = HOOK_READING_WORLD.replace("print(WORKER)", "print(call.tool_name)").replace(
+    "from world import WORKER\n", ""
+)
+NOT_A_HOOK_MODULE = (
+    'error: module "world" is not a hook module, so a hook module may not import it: '
+    "list it in [tool.pod_mypy] hook_modules (it is then checked as hook code), or grant what "
+    "hooks use of it in capabilities  [hook-untamed]"
+)
 
 
 @pytest.fixture
@@ -80,11 +86,11 @@ def test_cases_sharing_a_build_get_only_their_own_errors(settings: BuildSettings
             (
                 "tcase0/world.py:3: error: Incompatible types in assignment (expression has type "
                 '"str", variable has type "int")  [assignment]',  # mypy checks world first
-                f"tcase0/main.py:8: {PRIVILEGED}",
+                f"tcase0/main.py:2: {NOT_A_HOOK_MODULE}",
             )
         ),
         "tcase1": CaseOutput(()),
-        "tcase2": CaseOutput((f"tcase2/main.py:8: {PRIVILEGED}",)),
+        "tcase2": CaseOutput((f"tcase2/main.py:2: {NOT_A_HOOK_MODULE}",)),
     }
     # The next run checks the cases afresh, as pytest-mypy-plugins does; the rest stays warm.
     cached = _cached_modules(settings)
@@ -110,22 +116,25 @@ def test_a_case_that_breaks_its_build_is_left_to_run_alone(settings: BuildSettin
         settings,
     )
 
-    assert outputs == {"tcase0": CaseOutput((f"tcase0/main.py:8: {PRIVILEGED}",)), "tcase1": None}
+    expected = f"tcase0/main.py:2: {NOT_A_HOOK_MODULE}"
+    assert outputs == {"tcase0": CaseOutput((expected,)), "tcase1": None}
 
 
 def test_a_case_subclassing_a_builtin_does_not_change_another_cases_output(
     settings: BuildSettings,
 ) -> None:
-    # The closed world counts every subclass of dict in the build: in a shared build, the
-    # first case's override would make the second case's imported dict a value that may run
-    # code the plugin cannot see. Alone, the second case passes.
+    # A class one case defines must not change what another case's check sees in a shared
+    # build (pod_mypy 0.2 counted every subclass of dict in the build). Alone, each passes.
     lenient = (
         "class Lenient(dict[str, int]):\n"
         "    def __missing__(self, key: str) -> int:\n"
         "        return 0\n"
     )
-    limits = ("world.py", "LIMITS: dict[str, int] = {'a': 1}\n")
-    reader = HARMLESS_HOOK.replace("from world import WORKER", "from world import LIMITS").replace(
+    limits = (
+        "world.py",
+        "from pod import HookRegistry\n\nhelpers = HookRegistry()\nLIMITS: dict[str, int] = {'a': 1}\n",
+    )
+    reader = HARMLESS_HOOK.replace("from pod import", "from world import LIMITS\nfrom pod import").replace(
         "print(call.tool_name)", "print(LIMITS['a'])"
     )
     cases = [_move(0, ("main.py", lenient)), _move(1, ("main.py", reader), limits)]

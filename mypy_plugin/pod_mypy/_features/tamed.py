@@ -630,6 +630,8 @@ class _Walker:
         for expr, typ in self.types.items():
             if expr.line in lines:
                 continue
+            if isinstance(expr, RefExpr) and self._was_refused(expr.fullname):
+                continue  # refused where it is imported
             problem = rule.problem(typ)
             if problem is None:
                 continue
