@@ -27,6 +27,7 @@ from mypy.errors import CompileError
 from mypy.main import process_options
 
 from . import __version__
+from ._database import load, render_markdown
 from ._report import Report, install
 from .plugin import PodPlugin
 
@@ -55,11 +56,23 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print the report as JSON")
     check.add_argument("--config-file", help="the mypy configuration to read (default: mypy's)")
     check.add_argument("--debug", action="store_true", help="show tracebacks")
+    database = commands.add_parser(
+        "database", help="print the taming database (docs/plugin.md renders it)"
+    )
+    database.add_argument("--markdown", action="store_true", help="as docs/plugin.md's tables")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
+    if arguments.command == "database":
+        raw = load()
+        if arguments.markdown:
+            print(render_markdown(raw))
+        else:
+            for entry in raw.entries:
+                print(f"[{entry.table}] {entry.name}: {entry.text}")
+        return 0
     missing = [path for path in arguments.paths if not os.path.exists(path)]
     if missing:
         print(f"pod_mypy: error: no such file or directory: {missing[0]}", file=sys.stderr)
