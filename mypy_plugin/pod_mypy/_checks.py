@@ -93,6 +93,15 @@ class Checks:
         grants.tamed.refresh(modules)
         return grants
 
+    def is_hook_module(self, checker: TypeChecker) -> bool:
+        modules = checker.modules
+        if self._build is not None and self._build[0] == id(modules):
+            answers = self._build[1].modules
+        else:
+            answers = Modules(modules, self._settings)
+        name = checker.tree.fullname
+        return not answers.is_library(name) and answers.is_hook_module(name)
+
     def module_checked(self, file: MypyFile, modules: dict[str, MypyFile]) -> set[str]:
         """Check ``file`` if it is a hook module; return its extra indirect dependencies."""
         name = file.fullname
@@ -121,7 +130,8 @@ class Checks:
             if hooks is not None:
                 self._record(hooks, "unverifiable", UNCHECKED_MODULE)
             return set()
-        findings = check_hook_module(file, checker._type_maps[0], grants)  # noqa: SLF001
+        types = checker._type_maps[0]  # pyright: ignore[reportPrivateUsage]
+        findings = check_hook_module(file, types, grants)
         for line, column, message, code in findings:
             fail(checker, message, Context(line, column), code)
         if hooks is not None:

@@ -182,7 +182,9 @@ MESSAGES: Final = {
         "an import inside try is not allowed in a hook module (mypy and the run could see "
         "different modules): import unconditionally"
     ),
-    "star_import": 'star import from "{module}" is not allowed in a hook module: import the names used',
+    "star_import": (
+        'star import from "{module}" is not allowed in a hook module: import the names used'
+    ),
     "dunder": (
         'reading dunder attribute "{name}" is not allowed in hook code (defining dunder '
         "methods is): use the public API"
@@ -230,8 +232,10 @@ MESSAGES: Final = {
     ),
     "untamed_value": "{subject} is {problem}",
     "ignore": (
-        '"# type: ignore" at line {line} is not allowed in a hook module: '
-        "fix what it silences"
+        '"# type: ignore" at line {line} is not allowed in a hook module: fix what it silences'
     ),
-    "setup": "",
+    "shadow": (
+        'module-level name "{name}" shadows a builtin, which is not allowed in a hook module: '
+        "unbound (del, except ... as), it would be the builtin at run time; rename it"
+    ),
 }

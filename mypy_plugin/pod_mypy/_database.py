@@ -13,7 +13,7 @@ import importlib.util
 import os
 import tomllib
 from collections.abc import Mapping
-from typing import Final, NamedTuple, final
+from typing import Final, NamedTuple, cast, final
 
 from mypy.nodes import MypyFile, SymbolNode, TypeInfo
 
@@ -94,7 +94,7 @@ def load(path: str | None = None) -> RawDatabase:
         section = document.get(table, {})
         if not isinstance(section, dict):
             raise SystemExit(f"pod_mypy: malformed taming database {where}: [{table}]")
-        for name, text in section.items():
+        for name, text in cast(dict[str, object], section).items():
             if not isinstance(text, str) or not text.strip():
                 raise SystemExit(
                     f"pod_mypy: malformed taming database {where}: [{table}] {name!r} "
@@ -132,9 +132,7 @@ def resolve(name: str, modules: Mapping[str, MypyFile]) -> SymbolNode | MypyFile
             continue
         node: SymbolNode | MypyFile | None = file
         for part in parts[cut:]:
-            if isinstance(node, MypyFile):
-                symbol = node.names.get(part)
-            elif isinstance(node, TypeInfo):
+            if isinstance(node, (MypyFile, TypeInfo)):
                 symbol = node.names.get(part)
             else:
                 return None
@@ -165,7 +163,7 @@ class Tamed:
         self.modules: set[str] = set()
         """Modules hook code may import: those the database names something of."""
         self.unresolved: list[Entry] = []
-        self._pending = list(raw.entries)
+        self._pending: list[Entry] = list(raw.entries)
         self.refresh(modules)
 
     def refresh(self, modules: Mapping[str, MypyFile]) -> None:
@@ -229,7 +227,10 @@ class Tamed:
 
 
 _TABLE_TITLES: Final = {
-    "classes": "Classes tamed whole (every public member the class itself defines; a base for hook-module classes)",
+    "classes": (
+        "Classes tamed whole (every public member the class itself defines; "
+        "a base for hook-module classes)"
+    ),
     "types": "Classes tamed member by member (values may be held; members as listed below)",
     "members": "Members of those classes",
     "functions": "Functions and decorators",

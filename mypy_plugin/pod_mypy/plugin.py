@@ -18,6 +18,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Final, final
 
 import mypy
+from mypy.checker import TypeChecker
 from mypy.nodes import MypyFile
 from mypy.options import Options
 from mypy.plugin import FunctionContext, MethodContext, Plugin, ReportConfigContext
@@ -114,8 +115,15 @@ class PodPlugin(Plugin):
         if fullname in FUNCTION_HOOK_NAMES:
             return self._function_hooks[fullname]
         if fullname in self._json_names:
-            return _json_value
+            return self._json_value
         return None
+
+    def _json_value(self, ctx: FunctionContext) -> Type:
+        """A ``[json]`` function's result in a hook module: a JSON value, not ``Any``."""
+        api = ctx.api
+        if not isinstance(api, TypeChecker) or not self._checks().is_hook_module(api):
+            return ctx.default_return_type
+        return _json_value(ctx)
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
         if fullname in METHOD_HOOK_NAMES:

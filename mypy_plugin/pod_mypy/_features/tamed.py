@@ -39,39 +39,38 @@ from mypy.nodes import (
     ImportAll,
     ImportFrom,
     IndexExpr,
+    ListExpr,
     Lvalue,
+    MatchStmt,
     MemberExpr,
     MypyFile,
     NameExpr,
+    Node,
     OperatorAssignmentStmt,
+    OverloadedFuncDef,
     RefExpr,
+    Statement,
     StrExpr,
     SuperExpr,
     TryStmt,
     TupleExpr,
     TypeInfo,
-    Var,
-    WithStmt,
-    ListExpr,
-    MatchStmt,
-    Node,
-    OverloadedFuncDef,
-    Statement,
     WhileStmt,
+    WithStmt,
 )
 from mypy.options import Options
 from mypy.server.subexpr import get_subexpressions
 from mypy.types import (
+    CallableType,
     Instance,
+    LiteralType,
     ProperType,
     TupleType,
     Type,
-    TypeType,
-    UnionType,
-    CallableType,
-    LiteralType,
     TypedDictType,
+    TypeType,
     TypeVarType,
+    UnionType,
     get_proper_type,
 )
 
@@ -80,7 +79,7 @@ from .._database import Tamed
 from .._modules import POD_HOOK_MODULES, Modules
 from .types import TypeRule, shown
 
-__all__ = ["Grants", "Finding", "check_hook_module"]
+__all__ = ["Finding", "Grants", "check_hook_module"]
 
 Finding = tuple[int, int, str, ErrorCode]
 """line, column, message, code."""
@@ -103,7 +102,7 @@ class Grants:
     """What one build allows hook modules to name: the database, the capabilities, the
     modules' answers, and the type rule."""
 
-    def __init__(
+    def __init__(  # noqa: PLR0917 (one call site, in _checks)
         self,
         tamed: Tamed,
         modules: Modules,
@@ -165,6 +164,7 @@ def check_hook_module(
 ) -> list[Finding]:
     """Every construct of hook module ``file`` that breaks the rule, in line order."""
     walker = _Walker(file, types, grants)
+    walker.shadowed_builtins()
     walker.statements(file.defs)
     walker.check_types()
     walker.check_ignores()
@@ -201,7 +201,11 @@ class _Walker:
     def _untamed(self, context: Context, what: str, fullname: str) -> None:
         fix = self.tamed.refusal(fullname) or self.tamed.refusal(what)
         message = MESSAGES["untamed"].format(what=what)
-        self._report(context, f"{message}: {fix}" if fix else f"{message}{MESSAGES['untamed_fix']}", HOOK_UNTAMED)
+        self._report(
+            context,
+            f"{message}: {fix}" if fix else f"{message}{MESSAGES['untamed_fix']}",
+            HOOK_UNTAMED,
+        )
 
     # -- imports --------------------------------------------------------------------------
 
@@ -243,7 +247,6 @@ class _Walker:
         self._untamed(context, f'module "{module}"', module)
         return False
 
-
     def _import_hazard(self, context: Context) -> None:
         if self._tries:
             self._report(context, MESSAGES["import_try"], HOOK_ESCAPE)
@@ -272,17 +275,14 @@ class _Walker:
                 if self.grants.modules.is_host(module) and not file.is_library(module):
                     self._report(o, MESSAGES["import_host"].format(module=module), HOOK_UNTAMED)
                 elif not file.is_library(module) and not file.is_hook_module(module):
-                    self._report(
-                        o, MESSAGES["import_project"].format(module=module), HOOK_UNTAMED
-                    )
+                    self._report(o, MESSAGES["import_project"].format(module=module), HOOK_UNTAMED)
                 else:
                     self._untamed(o, f'"{public}"', target)
 
     def _imported(self, module: str, name: str) -> str | None:
         own = self.file.names.get(name)
         if own is not None and own.node is not None and not isinstance(own.node, MypyFile):
-            if own.node.fullname.rpartition(".")[2] == name or own.node.fullname:
-                return own.node.fullname
+            return own.node.fullname
         source = self.grants.modules.file(module)
         symbol = source.names.get(name) if source is not None else None
         if symbol is None or symbol.node is None or isinstance(symbol.node, MypyFile):
@@ -312,17 +312,31 @@ class _Walker:
 
     def _member_expr(self, o: MemberExpr) -> None:
         if id(o) in self._skip:
-                return
+            return
         receiver = o.expr
         if isinstance(receiver, RefExpr) and isinstance(receiver.node, MypyFile):
             self._module_member(o, receiver.node)
             return
         if _dunder(o.name):
             self._report(o, MESSAGES["dunder"].format(name=o.name), HOOK_ESCAPE)
+        elif self._format_value(o):
+            pass
         elif isinstance(receiver, RefExpr) and isinstance(receiver.node, TypeInfo):
             self._member(o, receiver.node, o.name)
         else:
             self._value_member(o, receiver, o.name)
+
+    def _format_value(self, o: MemberExpr) -> bool:
+        """``"...".format`` not called right there (held, passed): its format is not seen."""
+        if o.name not in _FORMAT_METHODS:
+            return False
+        receiver = o.expr
+        node = receiver.node if isinstance(receiver, RefExpr) else None
+        is_str_class = isinstance(node, TypeInfo) and node.fullname == "builtins.str"
+        if is_str_class or _is_str(get_proper_type(self.types.get(receiver))):
+            self._report(o, MESSAGES["format_computed"].format(method=o.name), HOOK_ESCAPE)
+            return True
+        return False
 
     def _module_member(self, o: MemberExpr, module: MypyFile) -> None:
         public = f"{module.fullname}.{o.name}"
@@ -363,7 +377,9 @@ class _Walker:
         elif isinstance(proper, Instance):
             yield proper.type
         elif isinstance(proper, (TupleType, LiteralType, TypedDictType)):
-            yield from self._classes(proper.partial_fallback if isinstance(proper, TupleType) else proper.fallback)
+            yield from self._classes(
+                proper.partial_fallback if isinstance(proper, TupleType) else proper.fallback
+            )
         elif isinstance(proper, TypeType):
             yield from self._classes(proper.item)
         elif isinstance(proper, TypeVarType):
@@ -398,7 +414,10 @@ class _Walker:
             return
         for info in self._classes(typ):
             owner = next((base for base in info.mro if dunder in base.names), info)
-            if owner.fullname in self.tamed.types and (owner.fullname, dunder) not in self.tamed.members:
+            if (
+                owner.fullname in self.tamed.types
+                and (owner.fullname, dunder) not in self.tamed.members
+            ):
                 self._untamed(context, f'"{owner.name}.{dunder}"', f"{owner.fullname}.{dunder}")
 
     def _super(self, o: SuperExpr) -> None:
@@ -424,7 +443,10 @@ class _Walker:
             self._format(o, callee)
         elif isinstance(callee, RefExpr) and isinstance(callee.node, TypeInfo):
             info = callee.node
-            if info.fullname in self.tamed.types and (info.fullname, "__init__") not in self.tamed.members:
+            if (
+                info.fullname in self.tamed.types
+                and (info.fullname, "__init__") not in self.tamed.members
+            ):
                 self._untamed(o, f'building "{info.name}"', f"{info.fullname}.__init__")
         elif not isinstance(callee, RefExpr):
             self._operator(o, callee, "__call__")
@@ -437,19 +459,21 @@ class _Walker:
         self._value_member(o, o.args[0], name.value)
 
     def _format(self, o: CallExpr, callee: MemberExpr) -> None:
-        typ = get_proper_type(self.types.get(callee.expr))
+        self._skip.add(id(callee))
+        receiver = callee.expr
+        if isinstance(receiver, RefExpr) and isinstance(receiver.node, TypeInfo):
+            if receiver.node.fullname == "builtins.str":  # str.format(template, ...)
+                self._report(o, MESSAGES["format_computed"].format(method=callee.name), HOOK_ESCAPE)
+            return
+        typ = get_proper_type(self.types.get(receiver))
         if not _is_str(typ):
             return
-        template = callee.expr
+        template = receiver
         if not isinstance(template, StrExpr) or callee.name == "format_map":
             self._report(o, MESSAGES["format_computed"].format(method=callee.name), HOOK_ESCAPE)
             return
-        try:
-            fields = [field for _, field, spec, _ in string.Formatter().parse(template.value)]
-        except ValueError:
-            return  # mypy reports a malformed format itself
-        for field in fields:
-            if field and any(mark in field for mark in ".["):
+        for field in _format_fields(template.value):
+            if any(mark in field for mark in ".["):
                 self._report(o, MESSAGES["format_field"].format(field=field), HOOK_ESCAPE)
 
     def _cast(self, o: CastExpr) -> None:
@@ -500,6 +524,21 @@ class _Walker:
                         HOOK_ESCAPE,
                     )
 
+    def shadowed_builtins(self) -> None:
+        """A module-level name that shadows a builtin: ``del`` or an ``except ... as`` that
+        unbinds it would make the run call the builtin where mypy sees the module's own."""
+        builtins = self.grants.modules.file("builtins")
+        if builtins is None:
+            return
+        own = f"{self.here}."
+        for name, symbol in self.file.names.items():
+            node = symbol.node
+            if node is None or not node.fullname.startswith(own) or _dunder(name):
+                continue
+            if name in builtins.names:
+                line = node.line if node.line > 0 else 1
+                self._report(Context(line, 0), MESSAGES["shadow"].format(name=name), HOOK_ESCAPE)
+
     # -- the walk -------------------------------------------------------------------------
 
     def expressions(self, node: Node | None) -> None:
@@ -524,7 +563,7 @@ class _Walker:
             return
         self.statements(block.body)
 
-    def statement(self, o: Statement) -> None:
+    def statement(self, o: Statement) -> None:  # noqa: PLR0915 (one branch per statement kind)
         if isinstance(o, Import):
             self._import(o)
         elif isinstance(o, ImportFrom):
@@ -548,7 +587,9 @@ class _Walker:
             for condition in o.expr:
                 for name in _names(condition):
                     if name in _CONDITIONS:
-                        self._report(condition, MESSAGES["condition"].format(name=name), HOOK_ESCAPE)
+                        self._report(
+                            condition, MESSAGES["condition"].format(name=name), HOOK_ESCAPE
+                        )
                 self.expressions(condition)
             for body in o.body:
                 self.block(body)
@@ -611,9 +652,7 @@ class _Walker:
                 continue
             if self.grants.own_code(fullname, self.here) or self.grants.granted(fullname):
                 continue
-            self._report(
-                o, MESSAGES["base"].format(cls=o.name, base=base.type.name), HOOK_UNTAMED
-            )
+            self._report(o, MESSAGES["base"].format(cls=o.name, base=base.type.name), HOOK_UNTAMED)
         for expr in [*o.decorators, *o.base_type_exprs, *o.keywords.values()]:
             self.expressions(expr)
         self.block(o.defs)
@@ -640,13 +679,17 @@ class _Walker:
             subject = _subject(expr)
             if privileged:
                 self._report(
-                    expr, MESSAGES["privileged"].format(subject=subject, problem=shown(message)), HOOK_BOUNDARY
+                    expr,
+                    MESSAGES["privileged"].format(subject=subject, problem=shown(message)),
+                    HOOK_BOUNDARY,
                 )
             elif message == "type Any":
                 self._report(expr, MESSAGES["any"].format(subject=subject), HOOK_ESCAPE)
             else:
                 self._report(
-                    expr, MESSAGES["untamed_value"].format(subject=subject, problem=message), HOOK_UNTAMED
+                    expr,
+                    MESSAGES["untamed_value"].format(subject=subject, problem=message),
+                    HOOK_UNTAMED,
                 )
 
     def check_ignores(self) -> None:
@@ -661,17 +704,30 @@ class _Walker:
             self._report(context, MESSAGES["ignore"].format(line=line), HOOK_ESCAPE)
 
 
-_Walker._handlers.update(
+_Walker._handlers.update(  # pyright: ignore[reportPrivateUsage]
     {
-        NameExpr: _Walker._name,
-        MemberExpr: _Walker._member_expr,
-        SuperExpr: _Walker._super,
-        CallExpr: _Walker._call,
-        CastExpr: _Walker._cast,
-        IndexExpr: _Walker._index,
-        ComparisonExpr: _Walker._comparison,
+        NameExpr: _Walker._name,  # pyright: ignore[reportPrivateUsage]
+        MemberExpr: _Walker._member_expr,  # pyright: ignore[reportPrivateUsage]
+        SuperExpr: _Walker._super,  # pyright: ignore[reportPrivateUsage]
+        CallExpr: _Walker._call,  # pyright: ignore[reportPrivateUsage]
+        CastExpr: _Walker._cast,  # pyright: ignore[reportPrivateUsage]
+        IndexExpr: _Walker._index,  # pyright: ignore[reportPrivateUsage]
+        ComparisonExpr: _Walker._comparison,  # pyright: ignore[reportPrivateUsage]
     }
 )
+
+
+def _format_fields(template: str) -> Iterator[str]:
+    """Every replacement field of a format, those nested in format specs included."""
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError:
+        return  # mypy reports a malformed format itself
+    for _, field, spec, _ in parsed:
+        if field:
+            yield field
+        if spec and "{" in spec:
+            yield from _format_fields(spec)
 
 
 def _is_str(typ: ProperType | None) -> bool:
@@ -683,22 +739,10 @@ def _is_str(typ: ProperType | None) -> bool:
 
 
 def _names(expr: Expression) -> Iterator[str]:
-    if isinstance(expr, NameExpr):
-        yield expr.name
-    elif isinstance(expr, MemberExpr):
-        yield expr.name
-        yield from _names(expr.expr)
-    elif isinstance(expr, CallExpr):
-        yield from _names(expr.callee)
-        for arg in expr.args:
-            yield from _names(arg)
-    else:
-        for attribute in ("expr", "left", "right", "operands", "items"):
-            value = getattr(expr, attribute, None)
-            values = value if isinstance(value, list) else [value]
-            for item in values:
-                if isinstance(item, Expression):
-                    yield from _names(item)
+    """Every name and attribute name in ``expr`` (``typing.TYPE_CHECKING`` gives both)."""
+    for sub in get_subexpressions(expr):
+        if isinstance(sub, (NameExpr, MemberExpr)):
+            yield sub.name
 
 
 def _subject(expr: Expression) -> str:
@@ -709,4 +753,3 @@ def _subject(expr: Expression) -> str:
     if isinstance(expr, CallExpr) and isinstance(expr.callee, (NameExpr, MemberExpr)):
         return f'the result of "{expr.callee.name}(...)"'
     return f"an expression ({type(expr).__name__})"
-

@@ -14,6 +14,7 @@ privileged class, and every value it holds is of a tamed class.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Final, final
 
@@ -84,10 +85,8 @@ class TypeRule:
         if known is _MISSING:
             found = self._judge(typ, value=True, seen=set())
             known = found
-            try:
+            with contextlib.suppress(TypeError, RecursionError):
                 self._known[typ] = found
-            except (TypeError, RecursionError):
-                pass
         if known is None:
             return None
         assert isinstance(known, str)
