@@ -15,7 +15,8 @@ import tomllib
 from collections.abc import Mapping
 from typing import Final, NamedTuple, cast, final
 
-from mypy.nodes import MypyFile, SymbolNode, TypeInfo
+from mypy.nodes import MypyFile, SymbolNode, TypeAlias, TypeInfo
+from mypy.types import Instance, get_proper_type
 
 __all__ = [
     "DATABASE_TABLES",
@@ -198,6 +199,11 @@ class Tamed:
                 self.unresolved.append(entry)
             return
         fullname = node.fullname
+        if isinstance(node, TypeAlias):  # ``Lock = _thread.LockType`` in a stub
+            self.names.add(fullname)  # the name as written, and the class it stands for
+            target = get_proper_type(node.target)
+            if isinstance(target, Instance):
+                fullname = target.type.fullname
         if entry.table == "classes":
             self.whole.add(fullname)
         elif entry.table == "types":
@@ -223,6 +229,8 @@ class Tamed:
             if fix is not None:
                 return fix
             name = name.rpartition(".")[0]
+            if name == "builtins":
+                return None  # that entry is about importing the module, not each builtin
         return None
 
 

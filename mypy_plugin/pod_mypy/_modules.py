@@ -13,11 +13,11 @@ import sys
 from collections.abc import Mapping
 from typing import Final, final
 
-from mypy.nodes import Decorator, MypyFile, TypeInfo, Var
+from mypy.nodes import AssignmentStmt, CallExpr, Decorator, MypyFile, RefExpr, TypeInfo, Var
 from mypy.types import Instance, get_proper_type
 
 from ._config import Settings, matches
-from ._consts import DECLARED_HOOK_TYPES, HOOK_BASE, REGISTRY_CLASS
+from ._consts import DECLARED_HOOK_TYPES, HOOK_BASE, HOOK_DECORATOR, REGISTRY_CLASS
 
 __all__ = ["HOST_PACKAGES", "POD_HOOK_MODULES", "Modules", "is_installed"]
 
@@ -110,6 +110,26 @@ class Modules:
                     or proper.type.has_base(REGISTRY_CLASS)
                 ):
                     return True
+        return self._declares_while_checked(file)
+
+    def _declares_while_checked(self, file: MypyFile) -> bool:
+        """While mypy checks a module, a variable gets its type only when its assignment is
+        checked: a ``[json]`` call above ``registry = HookRegistry()`` is asked about first.
+        The module's statements (which a cached module no longer has, but then its variables
+        are typed) say what its variables will be."""
+        for statement in file.defs:
+            if isinstance(statement, AssignmentStmt):
+                value = statement.rvalue
+            elif isinstance(statement, Decorator):
+                value = next(iter(statement.decorators), None)
+            else:
+                continue
+            if (
+                isinstance(value, CallExpr)
+                and isinstance(value.callee, RefExpr)
+                and value.callee.fullname in (REGISTRY_CLASS, HOOK_DECORATOR)
+            ):
+                return True
         return False
 
     def module_of(self, fullname: str) -> str | None:

@@ -115,14 +115,19 @@ class PodPlugin(Plugin):
         if fullname in FUNCTION_HOOK_NAMES:
             return self._function_hooks[fullname]
         if fullname in self._json_names:
-            return self._json_value
+            return partial(self._json_value, fullname.startswith("tomllib."))
         return None
 
-    def _json_value(self, ctx: FunctionContext) -> Type:
-        """A ``[json]`` function's result in a hook module: a JSON value, not ``Any``."""
+    def _json_value(self, document: bool, ctx: FunctionContext) -> Type:
+        """A ``[json]`` function's result in a hook module: a JSON value (a TOML document
+        for ``tomllib``), not ``Any``."""
         api = ctx.api
         if not isinstance(api, TypeChecker) or not self._checks().is_hook_module(api):
             return ctx.default_return_type
+        if document:
+            text = api.named_generic_type("builtins.str", [])
+            value = api.named_generic_type("builtins.object", [])
+            return api.named_generic_type("builtins.dict", [text, value])
         return _json_value(ctx)
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:

@@ -31,14 +31,18 @@ from mypy.nodes import (
     Context,
     Decorator,
     DelStmt,
+    DictExpr,
+    DictionaryComprehension,
     Expression,
     ForStmt,
     FuncDef,
+    GeneratorExpr,
     IfStmt,
     Import,
     ImportAll,
     ImportFrom,
     IndexExpr,
+    ListComprehension,
     ListExpr,
     Lvalue,
     MatchStmt,
@@ -49,6 +53,8 @@ from mypy.nodes import (
     OperatorAssignmentStmt,
     OverloadedFuncDef,
     RefExpr,
+    SetComprehension,
+    SetExpr,
     Statement,
     StrExpr,
     SuperExpr,
@@ -85,6 +91,16 @@ Finding = tuple[int, int, str, ErrorCode]
 """line, column, message, code."""
 
 _MODULE_DUNDERS: Final = frozenset({"__name__", "__doc__"})
+_DISPLAYS: Final = (
+    DictExpr,
+    ListExpr,
+    SetExpr,
+    TupleExpr,
+    ListComprehension,
+    SetComprehension,
+    DictionaryComprehension,
+    GeneratorExpr,
+)
 _CONSTANTS: Final = frozenset({"builtins.None", "builtins.True", "builtins.False"})
 """A module's own ``__name__`` and ``__doc__``: plain strings (``getLogger(__name__)``)."""
 _GETATTR: Final = frozenset({"builtins.getattr", "builtins.hasattr"})
@@ -443,10 +459,8 @@ class _Walker:
             self._format(o, callee)
         elif isinstance(callee, RefExpr) and isinstance(callee.node, TypeInfo):
             info = callee.node
-            if (
-                info.fullname in self.tamed.types
-                and (info.fullname, "__init__") not in self.tamed.members
-            ):
+            constructors = {(info.fullname, "__init__"), (info.fullname, "__new__")}
+            if info.fullname in self.tamed.types and not constructors & self.tamed.members:
                 self._untamed(o, f'building "{info.name}"', f"{info.fullname}.__init__")
         elif not isinstance(callee, RefExpr):
             self._operator(o, callee, "__call__")
@@ -469,7 +483,7 @@ class _Walker:
         if not _is_str(typ):
             return
         template = receiver
-        if not isinstance(template, StrExpr) or callee.name == "format_map":
+        if not isinstance(template, StrExpr):
             self._report(o, MESSAGES["format_computed"].format(method=callee.name), HOOK_ESCAPE)
             return
         for field in _format_fields(template.value):
@@ -683,6 +697,9 @@ class _Walker:
                     MESSAGES["privileged"].format(subject=subject, problem=shown(message)),
                     HOOK_BOUNDARY,
                 )
+            elif message == "type Any" and isinstance(expr, _DISPLAYS):
+                continue  # a literal typed from its context (a parameter typed Any): its
+                # items are expressions of their own, judged where they are
             elif message == "type Any":
                 self._report(expr, MESSAGES["any"].format(subject=subject), HOOK_ESCAPE)
             else:

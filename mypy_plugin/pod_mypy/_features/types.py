@@ -124,7 +124,11 @@ class TypeRule:
                         return found
             return None
         if isinstance(proper, UnionType):
-            items = proper.items
+            # typeshed writes "X | MaybeNone" (an alias of Any) for results that are X or
+            # None in practice: an Any beside other members is read as that convention.
+            items = [
+                item for item in proper.items if not isinstance(get_proper_type(item), AnyType)
+            ]
         elif isinstance(proper, TupleType):
             items = [*proper.items, proper.partial_fallback]
         elif isinstance(proper, TypedDictType):
