@@ -132,11 +132,12 @@ def test_a_case_subclassing_a_builtin_does_not_change_another_cases_output(
     )
     limits = (
         "world.py",
-        "from pod import HookRegistry\n\nhelpers = HookRegistry()\nLIMITS: dict[str, int] = {'a': 1}\n",
+        "from pod import HookRegistry\n\nhelpers = HookRegistry()\n"
+        "LIMITS: dict[str, int] = {'a': 1}\n",
     )
-    reader = HARMLESS_HOOK.replace("from pod import", "from world import LIMITS\nfrom pod import").replace(
-        "print(call.tool_name)", "print(LIMITS['a'])"
-    )
+    reader = HARMLESS_HOOK.replace(
+        "from pod import", "from world import LIMITS\nfrom pod import"
+    ).replace("print(call.tool_name)", "print(LIMITS['a'])")
     cases = [_move(0, ("main.py", lenient)), _move(1, ("main.py", reader), limits)]
 
     outputs = check_together(cases, settings)

@@ -59,12 +59,20 @@ from pod import Continue, PreToolDecision, ToolCallSummary, events, hook
 def declared(call: ToolCallSummary) -> PreToolDecision:
     return Continue()
 """
-PROJECT = {"mypy.ini": CONFIG, "hooks.py": HOOKS, "helpers.py": HELPERS, "boxes.py": BOXES,
-           "sibling.py": SIBLING}
+PROJECT = {
+    "mypy.ini": CONFIG,
+    "hooks.py": HOOKS,
+    "helpers.py": HELPERS,
+    "boxes.py": BOXES,
+    "sibling.py": SIBLING,
+}
 
 EDITS = {
     # the import rule: a listed hook module gains an untamed import inside a function
-    "names": ("helpers.py", HELPERS + "\n\ndef peek() -> None:\n    import gc\n\n    gc.collect()\n"),
+    "names": (
+        "helpers.py",
+        HELPERS + "\n\ndef peek() -> None:\n    import gc\n\n    gc.collect()\n",
+    ),
     # the member rule: a tamed class's untamed member, in a body no interface shows
     "members": (
         "helpers.py",
@@ -74,12 +82,17 @@ EDITS = {
     # the type rule: a class another hook module returns now holds a privileged object
     "types": (
         "boxes.py",
-        "from llm_worker import ScriptedClient, Worker\n\n\n" + BOXES
+        "from llm_worker import ScriptedClient, Worker\n\n\n"
+        + BOXES
         + "        self.worker = Worker(ScriptedClient([]))\n",
     ),
     # the syntax rule: a TYPE_CHECKING branch in a listed hook module
-    "syntax": ("helpers.py", "from typing import TYPE_CHECKING\n\n" + HELPERS
-               + "\n\nif TYPE_CHECKING:\n    LIMIT = 1\nelse:\n    LIMIT = 2\n"),
+    "syntax": (
+        "helpers.py",
+        "from typing import TYPE_CHECKING\n\n"
+        + HELPERS
+        + "\n\nif TYPE_CHECKING:\n    LIMIT = 1\nelse:\n    LIMIT = 2\n",
+    ),
     # what a hook module is: the sibling stops declaring its hook, so importing it is refused
     "hook module": ("sibling.py", "def declared(value: object) -> None:\n    pass\n"),
 }
@@ -87,8 +100,16 @@ EDITS = {
 
 def _mypy(project: Path, cache: str) -> list[str]:
     done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--config-file", "mypy.ini", "--cache-dir", cache,
-         "hooks.py"],
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            "mypy.ini",
+            "--cache-dir",
+            cache,
+            "hooks.py",
+        ],
         cwd=project,
         capture_output=True,
         text=True,

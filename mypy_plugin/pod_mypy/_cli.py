@@ -60,6 +60,9 @@ def _parser() -> argparse.ArgumentParser:
         "database", help="print the taming database (docs/plugin.md renders it)"
     )
     database.add_argument("--markdown", action="store_true", help="as docs/plugin.md's tables")
+    database.add_argument(
+        "--into", metavar="FILE", help="replace the tables between the database markers of FILE"
+    )
     return parser
 
 
@@ -67,6 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     if arguments.command == "database":
         raw = load()
+        if arguments.into:
+            return _write_tables(arguments.into, render_markdown(raw))
         if arguments.markdown:
             print(render_markdown(raw))
         else:
@@ -104,6 +109,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader stopped early (`| head`): not an error of ours.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 1 if report.findings else 0
+
+
+_START = "<!-- taming-database:start -->"
+_END = "<!-- taming-database:end -->"
+
+
+def _write_tables(path: str, tables: str) -> int:
+    try:
+        with open(path, encoding="utf-8") as file:
+            text = file.read()
+    except OSError as error:
+        print(f"pod_mypy: error: {error}", file=sys.stderr)
+        return 2
+    if _START not in text or _END not in text:
+        print(f"pod_mypy: error: {path} has no {_START} ... {_END} markers", file=sys.stderr)
+        return 2
+    head, _, rest = text.partition(_START)
+    _, _, tail = rest.partition(_END)
+    with open(path, "w", encoding="utf-8") as file:
+        file.write(f"{head}{_START}\n{tables.strip()}\n{_END}{tail}")
+    return 0
 
 
 def _run(paths: list[str], config_file: str | None) -> Report:

@@ -88,9 +88,11 @@ def test_installed_packages_stdlib_and_llm_pod_are_library_code() -> None:
     }
     answers = Modules(modules, Settings(host_modules=("app.main",)))
     assert answers.is_library("acme.hooks")
-    assert answers.is_library("json") and answers.is_library("pod.events")
+    assert answers.is_library("json")
+    assert answers.is_library("pod.events")
     assert not answers.is_library("app.hooks")
-    assert answers.is_host("app.main") and answers.is_host("pod")
+    assert answers.is_host("app.main")
+    assert answers.is_host("pod")
     assert not answers.is_hook_module("app.hooks")  # defines no hook
     assert not answers.is_hook_module("app.main")  # a host module never is one
 
