@@ -1,8 +1,10 @@
 """Overhead of the pod_mypy plugin: mypy with it against plain mypy, side by side, one run.
 
 Generates a code base of hook modules (each with decorated hooks, a ``@hook`` function, a
-``Hook`` subclass, a lambda registration, helpers, a mutable dataclass and application code
-that uses a ``Worker``), then times ``mypy --strict`` on it without a plugin, with an inert
+``Hook`` subclass, a lambda registration, helpers and a mutable dataclass) and, beside each, a
+host module of application code that uses a ``Worker`` and the hook module's state (hooks in
+one module, the host in another: pod_mypy 3 refuses setup code in hook modules), then times
+``mypy --strict`` on it without a plugin, with an inert
 plugin (mypy's own price for any plugin: the floor), with ``pod_mypy`` from its sources and
 with the mypyc-compiled ``pod_mypy`` that release wheels ship, interleaving the configurations
 so machine noise hits all alike:
@@ -76,7 +78,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from app.world import WORKER
 from pod import (
     Abort,
     Continue,
@@ -164,17 +165,26 @@ registry.on(
     events.PROMPT_SUBMIT,
     lambda prompt: Continue() if prompt.input_text else Abort(reason="empty prompt"),
 )
+'''
+
+HOST: Final = '''\
+"""Generated host module {i}: application code beside hook module {i}."""
+
+from app.hooks_{i:03d} import STATS, registry
+from app.world import WORKER
 
 
 def report_{i}() -> str:
     """Application code, not hook code: it may use the Worker."""
     STATS.record("report")
-    return f"{{WORKER.turn}} turns, {{len(WORKER.context)}} items, {{STATS.calls}} calls"
+    frozen = registry.freeze()
+    items = len(WORKER.context)
+    return f"{{WORKER.turn}} turns, {{items}} items, {{STATS.calls}} calls, {{frozen}}"
 '''
 
 PLANTED: Final = "    kind = classify_"
 """The line of a hook a violation is planted before."""
-VIOLATION: Final = "    print(WORKER.turn)\n"
+VIOLATION: Final = "    print(call.__class__)\n"
 
 
 @dataclass
@@ -193,6 +203,7 @@ def generate(root: Path, modules: int) -> list[Path]:
     for i in range(modules):
         path = package / f"hooks_{i:03d}.py"
         path.write_text(MODULE.format(i=i, budget=10_000 + i, limit=i % 17 + 3, turns=i % 5))
+        (package / f"host_{i:03d}.py").write_text(HOST.format(i=i))
         paths.append(path)
     (root / "inert_plugin.py").write_text(INERT_PLUGIN)
     for name, config in CONFIGS.items():

@@ -13,6 +13,7 @@ from functools import partial
 from typing import Final, final
 
 from mypy.checker import TypeChecker
+from mypy.lookup import lookup_fully_qualified
 from mypy.nodes import Context, MypyFile, TypeInfo
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.types import Type
@@ -23,6 +24,7 @@ from ._consts import (
     HOOK_BOUNDARY,
     HOOK_DECORATOR_CALL,
     HOOK_EVENT,
+    MISSING_LIBRARY_NAME,
     NOT_HOOK_MODULE,
     PRIVILEGED,
     REGISTRY_DECORATOR_CALL,
@@ -35,7 +37,7 @@ from ._features import immutability, open_registration, registration
 from ._features.tamed import Grants, check_hook_module
 from ._hooks import Collector, ModuleHooks
 from ._modules import Modules
-from ._report import HookEntry, active, fail, record_finding
+from ._report import HookEntry, HookModule, active, fail, record_finding, record_module
 from ._scan import ModuleExpressions
 
 __all__ = ["FUNCTION_HOOKS", "METHOD_HOOKS", "Checks"]
@@ -49,6 +51,9 @@ METHOD_HOOKS: Final[Mapping[str, Callable[[Collector, MethodContext], Type]]] = 
     HOOK_DECORATOR_CALL: registration.on_decorator_applied,
     HOOK_BASE_INIT_SUBCLASS: registration.on_class_defined,
 }
+
+
+_REQUIRED: Final = ((PRIVILEGED, "the privilege marker"), (HOOK_EVENT, "the event catalogue"))
 
 
 def _is_privileged(info: TypeInfo) -> bool:
@@ -70,6 +75,7 @@ class Checks:
         self.class_defined = partial(registration.on_class_defined, self._collector)
         """For a ``Hook`` subclass whose nearest ``__init_subclass__`` is a user class's."""
         self._build: tuple[int, Grants] | None = None
+        self._missing_names: list[str] | None = None
 
     def grants(self, modules: dict[str, MypyFile], checker: TypeChecker) -> Grants:
         """The build's grants (one per module table: one per build)."""
@@ -125,6 +131,14 @@ class Checks:
         if checker is None:
             return set()
         grants = self.grants(modules, checker)
+        missing = self._missing(modules)
+        if missing:
+            first = (
+                min((site.first_line for site in hooks.sites.values()), default=1) if hooks else 1
+            )
+            for message in missing:
+                fail(checker, message, Context(first, 0), HOOK_BOUNDARY)
+            return set()
         if checker.options.ignore_errors:
             record_finding(file.path, 1, UNCHECKED_MODULE, HOOK_BOUNDARY)
             if hooks is not None:
@@ -134,6 +148,7 @@ class Checks:
         findings = check_hook_module(file, types, grants)
         for line, column, message, code in findings:
             fail(checker, message, Context(line, column), code)
+        record_module(HookModule(file.path, name, len(findings)))
         if hooks is not None:
             self._foreign_sites(hooks, grants)
             status = "verified" if not findings else "unverifiable"
@@ -141,6 +156,22 @@ class Checks:
             self._record(hooks, status, why)
             hooks.report_deferred()
         return set()
+
+    def _missing(self, modules: dict[str, MypyFile]) -> list[str]:
+        """Messages for the classes of ``llm_worker``/``pod`` the checks rely on and the build
+        lacks (a mismatched install): without them no answer could be trusted."""
+        if self._missing_names is None:
+            homes = (modules.get(fullname.rpartition(".")[0]) for fullname, _ in _REQUIRED)
+            if any(home is not None and not home.names for home in homes):
+                return []  # not analysed yet (mypy analyses one import cycle at a time)
+            self._missing_names = [
+                MISSING_LIBRARY_NAME.format(fullname=fullname, what=what)
+                for fullname, what in _REQUIRED
+                if not isinstance(
+                    getattr(lookup_fully_qualified(fullname, modules), "node", None), TypeInfo
+                )
+            ]
+        return self._missing_names
 
     def _foreign_sites(self, hooks: ModuleHooks, grants: Grants) -> None:
         """Registered functions of other modules: checked there, if those are hook modules."""

@@ -27,6 +27,7 @@ from mypy.errors import CompileError
 from mypy.main import process_options
 
 from . import __version__
+from ._config import read_settings
 from ._database import load, render_markdown
 from ._report import Report, install
 from .plugin import PodPlugin
@@ -99,6 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             document = {
                 "version": __version__,
                 "hooks": [entry._asdict() for entry in report.hooks],
+                "hook_modules": [entry._asdict() for entry in report.modules],
+                "grants": report.grants,
                 "findings": [finding._asdict() for finding in report.findings],
             }
             print(json.dumps(document, indent=2))
@@ -141,6 +144,13 @@ def _run(paths: list[str], config_file: str | None) -> Report:
     options.incremental = False
     options.cache_dir = os.devnull
     report = Report()
+    settings = read_settings(options.config_file)
+    report.grants = {
+        "capabilities": sorted(settings.capabilities),
+        "host_modules": list(settings.host_modules),
+        "hook_modules": list(settings.hook_modules),
+        "trusted_packages": sorted(settings.trusted_packages),
+    }
     install(report)
     try:
         build.build(sources, options, extra_plugins=[PodPlugin(options)])
@@ -152,6 +162,10 @@ def _run(paths: list[str], config_file: str | None) -> Report:
         (entry for entry in report.hooks if os.path.abspath(entry.path) in given),
         key=lambda entry: (entry.path, entry.line),
     )
+    report.modules = sorted(
+        (entry for entry in report.modules if os.path.abspath(entry.path) in given),
+        key=lambda entry: entry.path,
+    )
     report.findings = sorted(
         (finding for finding in report.findings if os.path.abspath(finding.path) in given),
         key=lambda finding: (finding.path, finding.line),
@@ -161,6 +175,15 @@ def _run(paths: list[str], config_file: str | None) -> Report:
 
 def _print_text(report: Report) -> None:
     print(f"pod_mypy {__version__}: boundary report")
+    print("grants (the configuration's [pod_mypy] settings):")
+    for key, values in report.grants.items():
+        print(f"  {key}: {', '.join(values) if values else '(none)'}")
+    print("hook modules:")
+    if not report.modules:
+        print("  (none)")
+    for module in report.modules:
+        print(f"  {module.path}  {module.module}  {module.findings} finding(s)")
+    print("hooks:")
     if not report.hooks:
         print("  (no hooks found)")
     for entry in report.hooks:

@@ -13,7 +13,16 @@ import sys
 from collections.abc import Mapping
 from typing import Final, final
 
-from mypy.nodes import AssignmentStmt, CallExpr, Decorator, MypyFile, RefExpr, TypeInfo, Var
+from mypy.nodes import (
+    AssignmentStmt,
+    CallExpr,
+    Decorator,
+    Expression,
+    MypyFile,
+    RefExpr,
+    TypeInfo,
+    Var,
+)
 from mypy.types import Instance, get_proper_type
 
 from ._config import Settings, matches
@@ -118,6 +127,7 @@ class Modules:
         The module's statements (which a cached module no longer has, but then its variables
         are typed) say what its variables will be."""
         for statement in file.defs:
+            value: Expression | None
             if isinstance(statement, AssignmentStmt):
                 value = statement.rvalue
             elif isinstance(statement, Decorator):

@@ -18,6 +18,7 @@ from mypy.plugin import CheckerPluginInterface
 __all__ = [
     "Finding",
     "HookEntry",
+    "HookModule",
     "Report",
     "Status",
     "active",
@@ -25,6 +26,7 @@ __all__ = [
     "install",
     "record_finding",
     "record_hook",
+    "record_module",
 ]
 
 Status = Literal["verified", "unverifiable", "trusted"]
@@ -51,12 +53,23 @@ class HookEntry(NamedTuple):
 
 
 @final
+class HookModule(NamedTuple):
+    path: str
+    module: str
+    findings: int
+
+
+@final
 class Report:
-    __slots__ = ("findings", "hooks")
+    __slots__ = ("findings", "grants", "hooks", "modules")
 
     def __init__(self) -> None:
         self.findings: list[Finding] = []
         self.hooks: list[HookEntry] = []
+        self.modules: list[HookModule] = []
+        """Every hook module checked, with its number of findings."""
+        self.grants: dict[str, list[str]] = {}
+        """The configuration's grants: capabilities, host and hook modules, trusted packages."""
 
 
 _active: list[Report] = []
@@ -77,6 +90,12 @@ def record_finding(path: str, line: int, message: str, code: ErrorCode) -> None:
     report = active()
     if report is not None:
         report.findings.append(Finding(path, line, code.code, message))
+
+
+def record_module(entry: HookModule) -> None:
+    report = active()
+    if report is not None:
+        report.modules.append(entry)
 
 
 def record_hook(entry: HookEntry) -> None:

@@ -117,3 +117,25 @@ def test_each_registration_is_listed_once(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     listed = [(entry["line"], entry["hook"]) for entry in json.loads(done.stdout)["hooks"]]
     assert sorted(listed) == [(7, "declared"), (11, "Guard"), (16, "declared"), (17, "Guard")]
+
+
+def test_the_report_lists_the_grants_and_every_hook_module(tmp_path: Path) -> None:
+    # A reviewer reads every grant of the configuration and every hook module in one place.
+    (tmp_path / "hooks.py").write_text(HOOKS)
+    (tmp_path / "mypy.ini").write_text(
+        "[mypy]\nstrict = true\n\n[pod_mypy]\ncapabilities = acme.audit.record\n"
+        "host_modules = app.main\n"
+    )
+
+    done = _check(tmp_path, "check", "--config-file", "mypy.ini", "hooks.py")
+
+    assert done.returncode == 1, done.stderr
+    assert "  capabilities: acme.audit.record\n" in done.stdout
+    assert "  host_modules: app.main\n" in done.stdout
+    assert "  hook_modules: (none)\n" in done.stdout
+    assert "  hooks.py  hooks  2 finding(s)\n" in done.stdout
+    listed = json.loads(
+        _check(tmp_path, "check", "--json", "--config-file", "mypy.ini", "hooks.py").stdout
+    )
+    assert listed["grants"]["capabilities"] == ["acme.audit.record"]
+    assert listed["hook_modules"] == [{"path": "hooks.py", "module": "hooks", "findings": 2}]

@@ -85,5 +85,6 @@ def test_docs_render_the_database() -> None:
     assert END in text, "docs/plugin.md lost the database markers"
     shown = text.split(START, 1)[1].split(END, 1)[0].strip()
     assert shown == render_markdown(load()).strip(), (
-        "docs/plugin.md's database table is stale: run python -m pod_mypy database --into docs/plugin.md"
+        "docs/plugin.md's database table is stale: "
+        "run python -m pod_mypy database --into docs/plugin.md"
     )

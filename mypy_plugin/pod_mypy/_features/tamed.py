@@ -275,6 +275,8 @@ class _Walker:
     def _import_from(self, o: ImportFrom) -> None:
         self._import_hazard(o)
         module = self._absolute(o.relative, o.id)
+        if module == "__future__":
+            return  # compiler directives, not names
         file = self.grants.modules
         for name, _ in o.names:
             public = f"{module}.{name}"
