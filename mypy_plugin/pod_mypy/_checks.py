@@ -161,9 +161,9 @@ class Checks:
         """Messages for the classes of ``llm_worker``/``pod`` the checks rely on and the build
         lacks (a mismatched install): without them no answer could be trusted."""
         if self._missing_names is None:
-            homes = (modules.get(fullname.rpartition(".")[0]) for fullname, _ in _REQUIRED)
-            if any(home is not None and not home.names for home in homes):
-                return []  # not analysed yet (mypy analyses one import cycle at a time)
+            catalogue = modules.get(HOOK_EVENT.rpartition(".")[0])
+            if catalogue is None or not catalogue.names:
+                return []  # pod not analysed yet (mypy analyses one import cycle at a time)
             self._missing_names = [
                 MISSING_LIBRARY_NAME.format(fullname=fullname, what=what)
                 for fullname, what in _REQUIRED

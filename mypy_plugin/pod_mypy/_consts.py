@@ -234,6 +234,23 @@ MESSAGES: Final = {
     "ignore": (
         '"# type: ignore" at line {line} is not allowed in a hook module: fix what it silences'
     ),
+    "super_arguments": (
+        "super() with arguments, or outside a method, is not allowed in hook code: "
+        "call super() with no arguments in a method of a hook-module class"
+    ),
+    "stacklevel": (
+        "warnings.warn with a stacklevel or a source is not allowed in hook code (it writes "
+        "into another module's warning registry): warn with a message and a category"
+    ),
+    "isinstance_hook": (
+        'class "{cls}" defines {name}, which changes what isinstance answers and mypy '
+        "believes: not allowed in a hook module"
+    ),
+    "override": (
+        'class "{cls}" redeclares attribute "{name}" of "{base}" with another type: through '
+        "the base any value can be stored and read back as the narrower type; keep the "
+        "base's type"
+    ),
     "shadow": (
         'module-level name "{name}" shadows a builtin, which is not allowed in a hook module: '
         "unbound (del, except ... as), it would be the builtin at run time; rename it"

@@ -124,6 +124,8 @@ class PodPlugin(Plugin):
         api = ctx.api
         if not isinstance(api, TypeChecker) or not self._checks().is_hook_module(api):
             return ctx.default_return_type
+        if any(name in _CALLBACK_ARGUMENTS for names in ctx.arg_names for name in names if name):
+            return ctx.default_return_type  # what a callback returns is anything (Any: refused)
         if document:
             text = api.named_generic_type("builtins.str", [])
             value = api.named_generic_type("builtins.object", [])
@@ -151,6 +153,11 @@ class PodPlugin(Plugin):
         if ctx.path.startswith(self._typesheds):
             return None
         return self._config_data
+
+
+_CALLBACK_ARGUMENTS: Final = frozenset(
+    {"cls", "object_hook", "object_pairs_hook", "parse_float", "parse_int", "parse_constant"}
+)
 
 
 def _json_value(ctx: FunctionContext) -> Type:

@@ -61,16 +61,17 @@ from mypy.nodes import (
     TryStmt,
     TupleExpr,
     TypeInfo,
+    Var,
     WhileStmt,
     WithStmt,
 )
 from mypy.options import Options
 from mypy.server.subexpr import get_subexpressions
+from mypy.subtypes import is_same_type
 from mypy.types import (
     CallableType,
     Instance,
     LiteralType,
-    ProperType,
     TupleType,
     Type,
     TypedDictType,
@@ -106,6 +107,10 @@ _CONSTANTS: Final = frozenset({"builtins.None", "builtins.True", "builtins.False
 _GETATTR: Final = frozenset({"builtins.getattr", "builtins.hasattr"})
 _FORMAT_METHODS: Final = frozenset({"format", "format_map"})
 _CONDITIONS: Final = frozenset({"TYPE_CHECKING", "MYPY"})
+_ISINSTANCE_HOOKS: Final = frozenset(
+    {"__subclasshook__", "__instancecheck__", "__subclasscheck__", "__mro_entries__"}
+)
+"""Methods that change what ``isinstance`` answers, which mypy's narrowing believes."""
 _SPECIAL_BASES: Final = frozenset({"builtins.object", "typing._TypedDict", "typing.Generic"})
 
 
@@ -350,8 +355,8 @@ class _Walker:
             return False
         receiver = o.expr
         node = receiver.node if isinstance(receiver, RefExpr) else None
-        is_str_class = isinstance(node, TypeInfo) and node.fullname == "builtins.str"
-        if is_str_class or _is_str(get_proper_type(self.types.get(receiver))):
+        is_str_class = isinstance(node, TypeInfo) and node.has_base("builtins.str")
+        if is_str_class or _is_str(self.types.get(receiver)):
             self._report(o, MESSAGES["format_computed"].format(method=o.name), HOOK_ESCAPE)
             return True
         return False
@@ -413,7 +418,10 @@ class _Walker:
         grants = self.grants
         owner = next((base for base in info.mro if name in base.names), None)
         if owner is None:
-            owner = info
+            # Not along the MRO: a metaclass's (``Mapping.register``) or a __getattr__'s.
+            if not grants.own_code(info.fullname, self.here):
+                self._untamed(context, f'"{info.name}.{name}"', f"{info.fullname}.{name}")
+            return
         fullname = owner.fullname
         if grants.own_code(fullname, self.here) or grants.granted(f"{fullname}.{name}"):
             return
@@ -439,7 +447,13 @@ class _Walker:
                 self._untamed(context, f'"{owner.name}.{dunder}"', f"{owner.fullname}.{dunder}")
 
     def _super(self, o: SuperExpr) -> None:
+        self._skip.add(id(o.call))
+        self._skip.add(id(o.call.callee))
         function = self._functions[-1] if self._functions else ""
+        if o.call.args or o.info is None:
+            # super(T, obj) starts the lookup anywhere along any object's MRO
+            self._report(o, MESSAGES["super_arguments"], HOOK_ESCAPE)
+            return
         if _dunder(o.name) and o.name != function:
             self._report(o, MESSAGES["dunder"].format(name=o.name), HOOK_ESCAPE)
         elif o.info is not None and not _dunder(o.name):
@@ -466,6 +480,12 @@ class _Walker:
                 self._untamed(o, f'building "{info.name}"', f"{info.fullname}.__init__")
         elif not isinstance(callee, RefExpr):
             self._operator(o, callee, "__call__")
+        warns = isinstance(callee, RefExpr) and callee.fullname in (
+            "warnings.warn",
+            "_warnings.warn",
+        )
+        if warns and ("stacklevel" in o.arg_names or len(o.args) > 2):
+            self._report(o, MESSAGES["stacklevel"], HOOK_ESCAPE)
 
     def _getattr(self, o: CallExpr, function: str) -> None:
         name = o.args[1] if len(o.args) >= 2 else None
@@ -478,11 +498,10 @@ class _Walker:
         self._skip.add(id(callee))
         receiver = callee.expr
         if isinstance(receiver, RefExpr) and isinstance(receiver.node, TypeInfo):
-            if receiver.node.fullname == "builtins.str":  # str.format(template, ...)
+            if receiver.node.has_base("builtins.str"):  # str.format(template, ...)
                 self._report(o, MESSAGES["format_computed"].format(method=callee.name), HOOK_ESCAPE)
             return
-        typ = get_proper_type(self.types.get(receiver))
-        if not _is_str(typ):
+        if not _is_str(self.types.get(receiver)):
             return
         template = receiver
         if not isinstance(template, StrExpr):
@@ -669,9 +688,32 @@ class _Walker:
             if self.grants.own_code(fullname, self.here) or self.grants.granted(fullname):
                 continue
             self._report(o, MESSAGES["base"].format(cls=o.name, base=base.type.name), HOOK_UNTAMED)
+        for name, symbol in o.info.names.items():
+            if name in _ISINSTANCE_HOOKS:
+                self._report(
+                    o, MESSAGES["isinstance_hook"].format(cls=o.name, name=name), HOOK_ESCAPE
+                )
+            elif isinstance(symbol.node, Var) and not symbol.node.is_classvar:
+                self._narrowed_override(o, name, symbol.node)
         for expr in [*o.decorators, *o.base_type_exprs, *o.keywords.values()]:
             self.expressions(expr)
         self.block(o.defs)
+
+    def _narrowed_override(self, o: ClassDef, name: str, var: Var) -> None:
+        """An attribute redeclared with another type: through the base, any value of the base's
+        type can be stored, and read back through the subclass as the narrower one."""
+        for base in o.info.mro[1:]:
+            declared = base.names.get(name)
+            node = declared.node if declared is not None else None
+            if not isinstance(node, Var) or node.type is None or var.type is None:
+                continue
+            if not is_same_type(node.type, var.type):
+                self._report(
+                    o,
+                    MESSAGES["override"].format(cls=o.name, name=name, base=base.name),
+                    HOOK_ESCAPE,
+                )
+            return
 
     _handlers: Final[dict[type[Expression], Callable[[_Walker, Any], None]]] = {}
 
@@ -749,11 +791,17 @@ def _format_fields(template: str) -> Iterator[str]:
             yield from _format_fields(spec)
 
 
-def _is_str(typ: ProperType | None) -> bool:
-    if isinstance(typ, Instance):
-        return typ.type.fullname == "builtins.str"
-    if isinstance(typ, LiteralType):
-        return typ.fallback.type.fullname == "builtins.str"
+def _is_str(typ: Type | None) -> bool:
+    """Whether ``typ`` may be a ``str`` (a subclass, a TypeVar bound to one, a union)."""
+    proper = get_proper_type(typ)
+    if isinstance(proper, Instance):
+        return proper.type.has_base("builtins.str")
+    if isinstance(proper, LiteralType):
+        return proper.fallback.type.has_base("builtins.str")
+    if isinstance(proper, TypeVarType):
+        return _is_str(proper.upper_bound) or any(_is_str(value) for value in proper.values)
+    if isinstance(proper, UnionType):
+        return any(_is_str(item) for item in proper.items)
     return False
 
 
