@@ -7,7 +7,6 @@ type maps of the modules it imports are gone (and a cached module has no bodies 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import NamedTuple, final
 
 from mypy.checker import TypeChecker
@@ -15,7 +14,6 @@ from mypy.maptype import map_instance_to_supertype
 from mypy.nodes import (
     FUNC_NO_INFO,
     LDEF,
-    VAR_NO_INFO,
     CallExpr,
     Decorator,
     Expression,
@@ -27,14 +25,11 @@ from mypy.nodes import (
     Node,
     OverloadedFuncDef,
     RefExpr,
-    SuperExpr,
-    SymbolNode,
-    SymbolTableNode,
     TypeInfo,
     Var,
 )
 from mypy.subtypes import is_same_type
-from mypy.types import CallableType, Instance, Type, TypeType, UnionType, get_proper_type
+from mypy.types import CallableType, Instance, Type, TypeType, get_proper_type
 from mypy.typevars import fill_typevars
 
 from ._consts import EVENTS_MODULE, HOOK_BASE, HOOK_EVENT
@@ -42,17 +37,11 @@ from ._consts import EVENTS_MODULE, HOOK_BASE, HOOK_EVENT
 __all__ = [
     "Definition",
     "class_of",
-    "defined_in",
     "definition",
     "event_name",
     "function_of",
-    "held_by_instance",
     "hook_input",
     "instance_class",
-    "member_definitions",
-    "receiver_classes",
-    "super_targets",
-    "variable_module",
 ]
 
 
@@ -78,37 +67,6 @@ def function_of(node: Node | None) -> FuncDef | None:
     return None
 
 
-def variable_module(var: Var) -> str | None:
-    """The module a variable belongs to: its class's, or a module variable's own; ``None``
-    for a local variable (its full name names no module)."""
-    if var.info is not VAR_NO_INFO:
-        return var.info.module_name
-    module, dot, _ = var.fullname.rpartition(".")
-    return module if dot else None
-
-
-def defined_in(func: FuncItem, module: str) -> bool:
-    """Whether a function (a method: its class) is defined in ``module``."""
-    if isinstance(func, FuncDef) and func.info is not FUNC_NO_INFO:
-        return func.info.module_name == module
-    fullname = func.fullname if isinstance(func, FuncDef) else ""
-    return "." not in fullname or fullname.startswith(f"{module}.")
-
-
-def held_by_instance(info: TypeInfo, name: str, symbol: SymbolTableNode) -> bool:
-    """Whether an attribute of ``info`` is held by each instance, so a value of the class may
-    carry anything its type allows. A class variable (``ClassVar``, or one a base declares so,
-    like pydantic's ``model_config``) and what a mypy plugin generates from the class body
-    (``__dataclass_fields__``) belong to the class: hook code that reads one is checked there."""
-    if symbol.plugin_generated:
-        return False
-    for base in info.mro:
-        declared = base.names.get(name)
-        if declared is not None and isinstance(declared.node, Var) and declared.node.is_classvar:
-            return False
-    return True
-
-
 def definition(expr: Expression, checker: TypeChecker) -> Definition | None:
     """The function, method or class ``expr`` refers to, if any."""
     if not isinstance(expr, RefExpr):
@@ -126,60 +84,6 @@ def definition(expr: Expression, checker: TypeChecker) -> Definition | None:
     return None
 
 
-def member_definitions(expr: MemberExpr, checker: TypeChecker) -> list[Definition]:
-    """The methods ``x.name`` may run, one per class ``x`` may be an instance of (each member
-    of a union: mypy gives the union no class, and :func:`definition` none)."""
-    owners = receiver_classes(checker.lookup_type_or_none(expr.expr))
-    found = (_method(owner, expr.name) for owner in owners if owner is not None)
-    return [method for method in found if method is not None]
-
-
-def receiver_classes(typ: Type | None) -> list[TypeInfo | None]:
-    """The classes whose attributes ``x.name`` may read, for ``x`` of type ``typ``: the class
-    of each member of a union (``None`` for a member without one: ``None``, ``Any``...)."""
-    proper = get_proper_type(typ)
-    if isinstance(proper, UnionType):
-        return [info for item in proper.items for info in receiver_classes(item)]
-    return [class_of(proper)]
-
-
-def _method(owner: TypeInfo, name: str) -> Definition | None:
-    member = owner.get(name)
-    method = function_of(member.node if member is not None else None)
-    if method is None or method.info is FUNC_NO_INFO:
-        return None
-    return Definition(f"{method.info.name}.{method.name}", method.info.module_name, method)
-
-
-def super_targets(
-    expr: SuperExpr, classes: Iterable[TypeInfo], checker: TypeChecker
-) -> list[tuple[TypeInfo, SymbolNode]]:
-    """What ``super().name`` (or ``super(T, obj).name``) may run, with the class defining
-    each: mypy resolves it along the MRO of the method's own class, but at run time ``self``
-    may be any subclass, whose MRO puts other classes after ``T`` (cooperative multiple
-    inheritance). So: the first definition after ``T`` in the MRO of ``T`` and of each class of
-    ``classes`` that has ``T`` among its bases. A ``T`` the plugin cannot name (``type(self)``)
-    counts every definition in those MROs."""
-    start = expr.info
-    if expr.call.args:
-        start = class_of(checker.lookup_type_or_none(expr.call.args[0]))
-    anchor = start or expr.info
-    if anchor is None:
-        return []
-    receivers = [anchor, *(info for info in classes if anchor in info.mro[1:])]
-    found: dict[int, tuple[TypeInfo, SymbolNode]] = {}
-    for receiver in receivers:
-        mro = receiver.mro
-        after = mro[mro.index(anchor) + 1 :] if start is not None else mro
-        for base in after:
-            symbol = base.names.get(expr.name)
-            if symbol is not None and symbol.node is not None:
-                found.setdefault(id(symbol.node), (base, symbol.node))
-                if start is not None:
-                    break
-    return list(found.values())
-
-
 def instance_class(expr: Expression, typ: Type) -> TypeInfo | None:
     """The class of the object ``expr`` (of type ``typ``) evaluates to, when it is built
     right there (``Guard()``) or named (``GUARD``, a parameter)."""
@@ -190,6 +94,14 @@ def instance_class(expr: Expression, typ: Type) -> TypeInfo | None:
         proper = get_proper_type(typ)
         return proper.type if isinstance(proper, Instance) else None
     return None
+
+
+def _method(owner: TypeInfo, name: str) -> Definition | None:
+    member = owner.get(name)
+    method = function_of(member.node if member is not None else None)
+    if method is None or method.info is FUNC_NO_INFO:
+        return None
+    return Definition(f"{method.info.name}.{method.name}", method.info.module_name, method)
 
 
 def class_of(typ: Type | None) -> TypeInfo | None:

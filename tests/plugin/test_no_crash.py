@@ -4,8 +4,8 @@ module of it judged as a hook module, and mypy reports no internal error.
 The body: 200 generated hook modules that narrow recursive JSON values (pydantic's
 ``JsonValue`` through ``ToolCallSummary.argument``, and a recursive alias of their own), this
 project's own tests, and a copy of 40 modules of an installed typed package (``rich``)
-checked as project code. pod_mypy 0.2 crashed on a recursive alias (INTERNAL ERROR interpreted, a segmentation
-fault compiled).
+checked as project code. pod_mypy 0.2 crashed on a recursive alias (INTERNAL ERROR
+interpreted, a segmentation fault compiled).
 """
 
 from __future__ import annotations

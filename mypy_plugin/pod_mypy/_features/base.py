@@ -1,0 +1,205 @@
+"""What every rule of the hook-module walk shares: the module, its types, the grants, the
+findings, and the member rule (the class defining ``x.name`` decides).
+
+The rules live one family a file (:mod:`.names`, :mod:`.syntax`, :mod:`.types`); the walk
+that calls them is :mod:`.tamed`.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Iterator
+from typing import Final
+
+from mypy.errorcodes import ErrorCode
+from mypy.nodes import (
+    Context,
+    Expression,
+    MemberExpr,
+    MypyFile,
+    RefExpr,
+    TypeInfo,
+)
+from mypy.types import (
+    CallableType,
+    Instance,
+    LiteralType,
+    TupleType,
+    Type,
+    TypedDictType,
+    TypeType,
+    TypeVarType,
+    UnionType,
+    get_proper_type,
+)
+
+from .._consts import HOOK_ESCAPE, HOOK_UNTAMED, MESSAGES
+from .grants import Grants
+
+__all__ = [
+    "CONSTANTS",
+    "FORMAT_METHODS",
+    "MODULE_DUNDERS",
+    "Finding",
+    "Rules",
+    "dunder",
+    "format_fields",
+    "is_str",
+]
+
+Finding = tuple[int, int, str, ErrorCode]
+"""line, column, message, code."""
+
+MODULE_DUNDERS: Final = frozenset({"__name__", "__doc__"})
+
+CONSTANTS: Final = frozenset({"builtins.None", "builtins.True", "builtins.False"})
+"""A module's own ``__name__`` and ``__doc__``: plain strings (``getLogger(__name__)``)."""
+
+FORMAT_METHODS: Final = frozenset({"format", "format_map"})
+
+
+def dunder(name: str) -> bool:
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
+
+class Rules:
+    """The state of one hook module's walk, and the helpers every rule family uses."""
+
+    def __init__(self, file: MypyFile, types: dict[Expression, Type], grants: Grants) -> None:
+        self.file = file
+        self.here = file.fullname
+        self.types = types
+        self.grants = grants
+        self.tamed = grants.tamed
+        self.findings: list[Finding] = []
+        self._reported: set[tuple[int, str]] = set()
+        self._functions: list[str] = []
+        self._tries = 0
+        self._refused: set[str] = set()
+        """Modules and names refused at their import: their uses say nothing more."""
+        self._skip: set[int] = set()
+        """Expressions already judged by an enclosing rule (``getattr``'s callee, ...)."""
+
+    def _report(self, context: Context, message: str, code: ErrorCode) -> None:
+        key = (context.line, message)
+        if key not in self._reported:
+            self._reported.add(key)
+            self.findings.append((context.line, context.column, message, code))
+
+    def _untamed(self, context: Context, what: str, fullname: str) -> None:
+        fix = self.tamed.refusal(fullname) or self.tamed.refusal(what)
+        message = MESSAGES["untamed"].format(what=what)
+        self._report(
+            context,
+            f"{message}: {fix}" if fix else f"{message}{MESSAGES['untamed_fix']}",
+            HOOK_UNTAMED,
+        )
+
+    def _was_refused(self, fullname: str) -> bool:
+        name = fullname
+        while name:
+            if name in self._refused:
+                return True
+            name = name.rpartition(".")[0]
+        return False
+
+    def _value_member(self, context: Context, receiver: Expression, name: str) -> None:
+        typ = self.types.get(receiver)
+        if typ is None:
+            self._report(context, MESSAGES["untyped"].format(name=name), HOOK_ESCAPE)
+            return
+        for info in self._classes(typ):
+            self._member(context, info, name)
+
+    def _classes(self, typ: Type) -> Iterator[TypeInfo]:
+        proper = get_proper_type(typ)
+        if isinstance(proper, UnionType):
+            for item in proper.items:
+                yield from self._classes(item)
+        elif isinstance(proper, Instance):
+            yield proper.type
+        elif isinstance(proper, (TupleType, LiteralType, TypedDictType)):
+            yield from self._classes(
+                proper.partial_fallback if isinstance(proper, TupleType) else proper.fallback
+            )
+        elif isinstance(proper, TypeType):
+            yield from self._classes(proper.item)
+        elif isinstance(proper, TypeVarType):
+            yield from self._classes(proper.upper_bound)
+        elif isinstance(proper, CallableType):
+            if proper.is_type_obj():
+                yield proper.type_object()
+            else:
+                yield from self._classes(proper.fallback)
+
+    def _member(self, context: Context, info: TypeInfo, name: str) -> None:
+        """``name`` read on an instance or the class ``info``."""
+        grants = self.grants
+        owner = next((base for base in info.mro if name in base.names), None)
+        if owner is None:
+            # Not along the MRO: a metaclass's (``Mapping.register``) or a __getattr__'s.
+            if not grants.own_code(info.fullname, self.here):
+                self._untamed(context, f'"{info.name}.{name}"', f"{info.fullname}.{name}")
+            return
+        fullname = owner.fullname
+        if grants.own_code(fullname, self.here) or grants.granted(f"{fullname}.{name}"):
+            return
+        if fullname in self.tamed.whole and not name.startswith("_"):
+            return
+        if (fullname, name) in self.tamed.members:
+            return
+        if grants.granted(fullname):
+            return
+        self._untamed(context, f'"{owner.name}.{name}"', f"{fullname}.{name}")
+
+    def _operator(self, context: Context, receiver: Expression, dunder: str) -> None:
+        """An operator on a value of a class tamed member by member needs its dunder listed."""
+        typ = self.types.get(receiver)
+        if typ is None:
+            return
+        for info in self._classes(typ):
+            owner = next((base for base in info.mro if dunder in base.names), info)
+            if (
+                owner.fullname in self.tamed.types
+                and (owner.fullname, dunder) not in self.tamed.members
+            ):
+                self._untamed(context, f'"{owner.name}.{dunder}"', f"{owner.fullname}.{dunder}")
+
+    def _format_value(self, o: MemberExpr) -> bool:
+        """``"...".format`` not called right there (held, passed): its format is not seen."""
+        if o.name not in FORMAT_METHODS:
+            return False
+        receiver = o.expr
+        node = receiver.node if isinstance(receiver, RefExpr) else None
+        is_str_class = isinstance(node, TypeInfo) and node.has_base("builtins.str")
+        if is_str_class or is_str(self.types.get(receiver)):
+            self._report(o, MESSAGES["format_computed"].format(method=o.name), HOOK_ESCAPE)
+            return True
+        return False
+
+
+def format_fields(template: str) -> Iterator[str]:
+    """Every replacement field of a format, those nested in format specs included."""
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError:
+        return  # mypy reports a malformed format itself
+    for _, field, spec, _ in parsed:
+        if field:
+            yield field
+        if spec and "{" in spec:
+            yield from format_fields(spec)
+
+
+def is_str(typ: Type | None) -> bool:
+    """Whether ``typ`` may be a ``str`` (a subclass, a TypeVar bound to one, a union)."""
+    proper = get_proper_type(typ)
+    if isinstance(proper, Instance):
+        return proper.type.has_base("builtins.str")
+    if isinstance(proper, LiteralType):
+        return proper.fallback.type.has_base("builtins.str")
+    if isinstance(proper, TypeVarType):
+        return is_str(proper.upper_bound) or any(is_str(value) for value in proper.values)
+    if isinstance(proper, UnionType):
+        return any(is_str(item) for item in proper.items)
+    return False
