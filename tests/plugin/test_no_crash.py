@@ -19,7 +19,7 @@ import rich
 
 ROOT = Path(__file__).resolve().parents[2]
 
-HOOK_MODULE = '''\
+HOOK_MODULE = """\
 from __future__ import annotations
 
 from typing import TypeAlias
@@ -44,7 +44,7 @@ def nested_{i}(call: ToolCallSummary) -> PreToolDecision:
     if isinstance(value, dict) and depth_{i}(value) > {limit}:
         return Skip(reason="too deep")
     return Continue()
-'''
+"""
 
 
 def test_the_plugin_checks_a_large_body_of_typed_code_without_an_internal_error(
