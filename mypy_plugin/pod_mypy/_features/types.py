@@ -75,6 +75,7 @@ class TypeRule:
         self._class_allowed = class_allowed
         self._options = options
         self._known: dict[Type, str | None] = {}
+        self._any_passed = False
 
     def problem(self, typ: Type) -> tuple[str, bool] | None:
         """What is wrong with a hook-code expression of type ``typ``: (message, privileged)."""
@@ -83,10 +84,14 @@ class TypeRule:
         except (TypeError, RecursionError):  # an unhashable or self-referring type
             known = _MISSING
         if known is _MISSING:
+            self._any_passed = False
             found = self._judge(typ, value=True, seen=set())
             known = found
-            with contextlib.suppress(TypeError, RecursionError):
-                self._known[typ] = found
+            # mypy's types compare equal whatever kind of Any they hold: an answer that passed
+            # over an Any of an error must not answer for an explicit Any.
+            if not self._any_passed:
+                with contextlib.suppress(TypeError, RecursionError):
+                    self._known[typ] = found
         if known is None:
             return None
         assert isinstance(known, str)
@@ -109,6 +114,7 @@ class TypeRule:
     def _judge_proper(self, proper: ProperType, *, value: bool, seen: set[int]) -> str | None:
         if isinstance(proper, AnyType):
             if proper.type_of_any in _PASSED_ANY:
+                self._any_passed = True
                 return None
             return _ANY
         if isinstance(proper, Instance):
