@@ -96,7 +96,8 @@ class Checks:
             )
             self._build = (id(modules), grants)
         grants = self._build[1]
-        grants.tamed.refresh(modules)
+        if grants.tamed.refresh(modules):
+            grants.types.forget()  # answers given before these entries resolved
         return grants
 
     def is_hook_module(self, checker: TypeChecker) -> bool:

@@ -167,11 +167,13 @@ class Tamed:
         self._pending: list[Entry] = list(raw.entries)
         self.refresh(modules)
 
-    def refresh(self, modules: Mapping[str, MypyFile]) -> None:
+    def refresh(self, modules: Mapping[str, MypyFile]) -> bool:
         """Resolve the entries whose modules had no symbols before: mypy analyses modules one
         import cycle at a time, so a module a later one imports may not be analysed yet (and a
         warm run adds what it loads from the cache as it goes)."""
         pending, self._pending = self._pending, []
+        if not pending:
+            return False
         for entry in pending:
             owner = _module_part(entry.name, modules)
             if owner is None or not owner.names:
@@ -182,6 +184,7 @@ class Tamed:
                     self.refused.setdefault(node.fullname, entry.text)
             else:
                 self._add(entry, modules)
+        return len(self._pending) != len(pending)
 
     def _add(self, entry: Entry, modules: Mapping[str, MypyFile]) -> None:
         if entry.table == "members":

@@ -149,7 +149,7 @@ class SyntaxRules(Rules):
                 self._report(
                     o, MESSAGES["isinstance_hook"].format(cls=o.name, name=name), HOOK_ESCAPE
                 )
-            elif isinstance(symbol.node, Var) and not symbol.node.is_classvar:
+            elif isinstance(symbol.node, Var) and not symbol.node.is_classvar and not dunder(name):
                 self._narrowed_override(o, name, symbol.node)
 
     def _narrowed_override(self, o: ClassDef, name: str, var: Var) -> None:

@@ -77,6 +77,9 @@ class TypeRule:
         self._known: dict[Type, str | None] = {}
         self._any_passed = False
 
+    def forget(self) -> None:
+        self._known.clear()
+
     def problem(self, typ: Type) -> tuple[str, bool] | None:
         """What is wrong with a hook-code expression of type ``typ``: (message, privileged)."""
         try:
