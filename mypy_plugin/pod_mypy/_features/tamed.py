@@ -50,12 +50,14 @@ from mypy.nodes import (
     NameExpr,
     Node,
     OperatorAssignmentStmt,
+    OpExpr,
     OverloadedFuncDef,
     RefExpr,
     SetComprehension,
     SetExpr,
     Statement,
     SuperExpr,
+    TempNode,
     TryStmt,
     TupleExpr,
     WhileStmt,
@@ -63,7 +65,9 @@ from mypy.nodes import (
 )
 from mypy.server.subexpr import get_subexpressions
 from mypy.types import (
+    Instance,
     Type,
+    get_proper_type,
 )
 
 from .._consts import HOOK_BOUNDARY, HOOK_ESCAPE, HOOK_UNTAMED, MESSAGES
@@ -209,6 +213,26 @@ class _Walker(NameRules, SyntaxRules):
             self.expressions(expr)
         self.block(o.defs)
 
+    def _any_accepted(self, expr: Expression) -> bool:
+        """An ``Any`` no value of hook code can carry past: a literal typed from its context
+        (its items are judged where they are), mypy's synthetic nodes, an operator of a class
+        tamed whole (``2 ** n``: typeshed's int-or-float), a call of a granted capability
+        (the host answers for it; what it returns must be assigned to a typed variable to be
+        used)."""
+        if isinstance(expr, (*_DISPLAYS, TempNode)):
+            return True
+        if isinstance(expr, OpExpr):
+            left = get_proper_type(self.types.get(expr.left))
+            return isinstance(left, Instance) and left.type.fullname in self.tamed.whole
+        if isinstance(expr, CallExpr) and isinstance(expr.callee, MemberExpr):
+            receiver = self.types.get(expr.callee.expr)
+            owners = list(self._classes(receiver)) if receiver is not None else []
+            if owners and all(self.grants.granted(info.fullname) for info in owners):
+                return True
+        if isinstance(expr, CallExpr) and isinstance(expr.callee, RefExpr):
+            return bool(expr.callee.fullname) and self.grants.granted(expr.callee.fullname)
+        return False
+
     def check_types(self) -> None:
         """The type rule, at most once a line, and only where no other rule found the line's
         construct (whose error already says what is wrong)."""
@@ -231,9 +255,8 @@ class _Walker(NameRules, SyntaxRules):
                     MESSAGES["privileged"].format(subject=subject, problem=shown(message)),
                     HOOK_BOUNDARY,
                 )
-            elif message == "type Any" and isinstance(expr, _DISPLAYS):
-                continue  # a literal typed from its context (a parameter typed Any): its
-                # items are expressions of their own, judged where they are
+            elif message == "type Any" and self._any_accepted(expr):
+                lines.discard(expr.line)
             elif message == "type Any":
                 self._report(expr, MESSAGES["any"].format(subject=subject), HOOK_ESCAPE)
             else:
