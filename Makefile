@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
 
-.PHONY: demo test lint typecheck unit typing typing-compiled bench bench-peers bench-plugin clean
+.PHONY: demo test lint typecheck unit conformance typing typing-compiled bench bench-peers bench-plugin clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -27,6 +27,12 @@ typecheck: $(STAMP)
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# The AGENT-HOOKS-0.1 conformance kit through its own pytest runner (docs/agent-hooks.md);
+# -rsx lists every skipped and known-failing vector with its reason.
+conformance: $(STAMP)
+	$(BIN)/python -m pytest tests/conformance -q -rsx -p no:cacheprovider \
+		--agent-hooks-harness=tests.conformance.harness:PodHarness
 
 # The pod_mypy suite: pytest-mypy-plugins cases, checked many to one mypy build by
 # typing_tests/_mypy_batch (docs/contributing.md; caches persist under .mypy_testing), the
@@ -57,7 +63,7 @@ bench-plugin: $(STAMP)
 	env="$$($(BIN)/python mypy_plugin/compile_plugin.py $(COMPILED_ROOT))" && \
 	$(BIN)/python bench/plugin_overhead.py --compiled "$$env/bin/python"
 
-test: lint typecheck unit typing typing-compiled
+test: lint typecheck unit conformance typing typing-compiled
 
 # The bench extra (matplotlib, pyinstrument) is for benchmarks only: `make test` never needs it.
 $(BENCH_STAMP): $(STAMP)

@@ -39,6 +39,7 @@ def test_schema_of_all_events_matches_the_catalogue(capsys: pytest.CaptureFixtur
         "abort",
         "continue",
         "pause",
+        "rewrite",
         "skip",
     ]
     assert document["abort"]["output"] == {"type": "null"}

@@ -16,14 +16,18 @@ from ._client import ScriptedReply as ScriptedReply
 from ._client import StopReason as StopReason
 from ._client import Usage as Usage
 from ._decisions import Abort as Abort
+from ._decisions import Approve as Approve
 from ._decisions import Continue as Continue
 from ._decisions import Pause as Pause
 from ._decisions import PostToolDecision as PostToolDecision
 from ._decisions import PreRequestDecision as PreRequestDecision
 from ._decisions import PreToolDecision as PreToolDecision
 from ._decisions import PromptSubmitDecision as PromptSubmitDecision
+from ._decisions import Rewrite as Rewrite
 from ._decisions import Skip as Skip
 from ._decisions import TurnEndDecision as TurnEndDecision
+from ._digest import call_digest as call_digest
+from ._errors import ApprovalMismatchError as ApprovalMismatchError
 from ._errors import ContextTooLongError as ContextTooLongError
 from ._errors import HookFailedError as HookFailedError
 from ._errors import LlmClientError as LlmClientError
@@ -82,6 +86,8 @@ __all__ = [
     "SNAPSHOT_VERSION",
     "Abort",
     "Aborted",
+    "ApprovalMismatchError",
+    "Approve",
     "CallResolution",
     "ContextTooLongError",
     "Continue",
@@ -110,6 +116,7 @@ __all__ = [
     "PrivilegedTool",
     "PromptSubmitDecision",
     "Reasoning",
+    "Rewrite",
     "Role",
     "Script",
     "ScriptedCall",
@@ -137,6 +144,7 @@ __all__ = [
     "WorkerStateError",
     "WorkerStatus",
     "Yielded",
+    "call_digest",
     "check_known_version",
     "check_snapshot_header",
     "parse_snapshot_json",

@@ -3,24 +3,29 @@
 Decisions are frozen values, never exceptions. Each event accepts only its own subset,
 spelled as a union alias (:data:`PreToolDecision`, ...), so a hook returning ``Skip`` from
 ``PRE_LLM_REQUEST`` is a type error under any checker. No decision carries items: a hook
-can stop or steer the run, never write to its context.
+can stop or steer the run, never write to its context. The one decision that changes what
+runs, :class:`Rewrite`, is declared data the engine validates and applies itself.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from typing import Final, Literal, TypeAlias, final
 
-from pydantic import BaseModel
+from pydantic import BaseModel, JsonValue
 
 __all__ = [
     "CONTINUE",
     "Abort",
+    "Approve",
     "Continue",
     "Pause",
     "PostToolDecision",
     "PreRequestDecision",
     "PreToolDecision",
     "PromptSubmitDecision",
+    "Rewrite",
     "Skip",
     "TurnEndDecision",
 ]
@@ -61,11 +66,61 @@ class Pause(BaseModel, frozen=True, extra="forbid"):
     reason: str = ""
 
 
+@final
+class Rewrite(BaseModel, frozen=True, extra="forbid"):
+    """Run this tool call with other arguments (``PRE_TOOL_CALL`` only).
+
+    The engine, not the hook, applies it: ``arguments`` (JSON object text, see
+    :meth:`of`) replaces the call's arguments in the history, the trace reports it, the
+    hooks after this one are asked about the rewritten call, and a pause that follows
+    shows it to the approver. The tool validates the new arguments exactly as it validates
+    the model's (invalid ones give the model an error result). Text that is not a JSON
+    object fails the hook that wrote it.
+
+    ``then`` is what happens to the rewritten call: ``None`` asks the next hook (and runs
+    the call if every hook continues); a ``Skip``, ``Abort`` or ``Pause`` stops there, e.g.
+    ``Rewrite.of({...}, reason="pinned the branch", then=Pause(reason="approve?"))``.
+    """
+
+    decision: Literal["rewrite"] = "rewrite"
+    arguments: str
+    """The new arguments as JSON object text."""
+    reason: str
+    """Why the arguments were rewritten (the trace and the history's readers see it)."""
+    then: Skip | Abort | Pause | None = None
+    """The decision about the rewritten call; ``None``: ask the next hook."""
+
+    @classmethod
+    def of(
+        cls,
+        arguments: Mapping[str, JsonValue],
+        *,
+        reason: str,
+        then: Skip | Abort | Pause | None = None,
+    ) -> Rewrite:
+        """A ``Rewrite`` to ``arguments`` (written as compact JSON text)."""
+        text = json.dumps(dict(arguments), ensure_ascii=False, separators=(",", ":"))
+        return cls(arguments=text, reason=reason, then=then)
+
+
+@final
+class Approve(BaseModel, frozen=True, extra="forbid"):
+    """Approve a paused tool call on ``resume``, naming the digest the approver was shown.
+
+    ``digest`` is ``PendingCall.digest`` as it stood when the approver saw the call: the
+    Worker refuses it (``ApprovalMismatchError``, with both digests, nothing changed) if
+    the call's identity (turn, id, tool, canonical arguments) has changed since.
+    """
+
+    decision: Literal["approve"] = "approve"
+    digest: str
+
+
 PromptSubmitDecision: TypeAlias = Continue | Abort
 """Legal at ``PROMPT_SUBMIT``."""
 PreRequestDecision: TypeAlias = Continue | Abort | Pause
 """Legal at ``PRE_LLM_REQUEST``."""
-PreToolDecision: TypeAlias = Continue | Skip | Abort | Pause
+PreToolDecision: TypeAlias = Continue | Skip | Abort | Pause | Rewrite
 """Legal at ``PRE_TOOL_CALL``."""
 PostToolDecision: TypeAlias = Continue | Abort | Pause
 """Legal at ``POST_TOOL_CALL``."""

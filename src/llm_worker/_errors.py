@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 __all__ = [
+    "ApprovalMismatchError",
     "ContextTooLongError",
     "HookFailedError",
     "LlmClientError",
@@ -53,6 +54,21 @@ class ToolDefinitionError(UsageError):
 
 class WorkerStateError(UsageError):
     """``run`` or ``resume`` was called when the Worker is not in a state that allows it."""
+
+
+class ApprovalMismatchError(WorkerStateError):
+    """An ``Approve`` names a digest that is not the pending call's: the call changed after
+    the approver saw it (rewritten, restored from another run), or the approval is for a
+    different call. Nothing was changed; the run is still paused."""
+
+    def __init__(self, *, call_id: str, shown: str, current: str) -> None:
+        self.call_id = call_id
+        self.shown = shown
+        self.current = current
+        super().__init__(
+            f"approval of tool call {call_id} refused: it names digest {shown}, "
+            f"but the pending call's digest is {current} (what was shown is not what would run)"
+        )
 
 
 class LlmClientError(LlmWorkerError):

@@ -34,11 +34,16 @@ PausePoint: TypeAlias = Literal[
 
 @final
 class PendingCall(BaseModel, frozen=True, extra="forbid"):
-    """A tool call still waiting for a decision when the run paused."""
+    """A tool call still waiting for a decision when the run paused, as an approver sees it."""
 
     call_id: str
     tool_name: str
     arguments: str
+    """The arguments as they stand now: after any interceptor's or hook's rewrite."""
+    digest: str = ""
+    """``jcs-sha256:`` digest of (turn, call id, tool, canonical arguments): an ``Approve``
+    on ``resume`` must name it, so an approval is for exactly what was shown (``""`` in a
+    result saved before digests existed)."""
 
 
 @final

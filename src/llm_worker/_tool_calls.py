@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple, TypeAlias, assert_never, final
 
-from ._decisions import CONTINUE, Abort, Continue, Pause, Skip
-from ._errors import UsageError
+from ._arguments import parse_arguments
+from ._decisions import CONTINUE, Abort, Approve, Continue, Pause, Rewrite, Skip
+from ._errors import HookFailedError, UsageError
 from ._history import History
 from ._hook_port import HookPoint, HookPort
 from ._interceptor_chain import first_action, overrides
@@ -35,8 +36,9 @@ from .interceptor import Interceptor, ToolCallInfo, ToolMeta, ToolResultInfo
 
 __all__ = ["CallResolution", "PauseAt", "Stop", "ToolCalls"]
 
-CallResolution: TypeAlias = Continue | Skip | Abort
-"""A caller's decision for a pending tool call on ``resume``: approve, skip or abort."""
+CallResolution: TypeAlias = Continue | Approve | Skip | Abort
+"""A caller's decision for a pending tool call on ``resume``: approve (``Approve`` names the
+digest the approver was shown; ``Continue`` approves without one), skip or abort."""
 
 
 @final
@@ -122,8 +124,10 @@ class ToolCalls:
             if not isinstance(action, Continue):
                 return _decided(call_state, action)
         resolution = resolutions.get(call_state.call.call_id) if resolutions else None
-        decision: Continue | Skip | Abort | Pause
-        if resolution is not None:
+        decision: Continue | Skip | Abort | Pause | Rewrite
+        if isinstance(resolution, Approve):
+            decision = CONTINUE  # the Worker checked its digest on ``resume``
+        elif resolution is not None:
             decision = resolution
         elif not self._ask_pre:
             decision = CONTINUE
@@ -139,6 +143,9 @@ class ToolCalls:
                     turn=state.turn,
                 ),
             )
+            if isinstance(decision, Rewrite):
+                _apply_rewrite(history, call_state, decision)
+                decision = CONTINUE if decision.then is None else decision.then
         return _decided(call_state, decision)
 
     async def _record(
@@ -237,6 +244,22 @@ def _decided(call_state: CallState, decision: Continue | Skip | Abort | Pause) -
         case _:
             assert_never(decision)
     return None
+
+
+def _apply_rewrite(history: History, call_state: CallState, rewrite: Rewrite) -> None:
+    """Replace the call's arguments in the history by a hook's ``Rewrite`` (validated here,
+    whatever port answered: the registry also checks it, naming the hook)."""
+    call = call_state.call
+    if parse_arguments(rewrite.arguments) is None:
+        raise HookFailedError(
+            event="PRE_TOOL_CALL",
+            hook="(a hook)",
+            problem=f"rewrote the arguments of call {call.call_id} ({call.name}) to text "
+            "that is not a JSON object",
+        )
+    if rewrite.arguments != call.arguments:
+        new_call = ToolCall(call_id=call.call_id, name=call.name, arguments=rewrite.arguments)
+        _rewrite_call(history, call_state, new_call)
 
 
 def _meta(state: RunState, call_state: CallState) -> ToolMeta:

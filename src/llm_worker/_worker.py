@@ -26,8 +26,10 @@ from types import MappingProxyType
 from typing import Any, Final, assert_never, final
 
 from ._client import LlmClient, LlmRequest, LlmResponse, Usage
-from ._decisions import CONTINUE, Abort, Continue, Pause
+from ._decisions import CONTINUE, Abort, Approve, Continue, Pause
+from ._digest import call_digest
 from ._errors import (
+    ApprovalMismatchError,
     HookFailedError,
     LlmClientError,
     SnapshotError,
@@ -37,7 +39,7 @@ from ._errors import (
 from ._history import History
 from ._hook_port import NO_HOOKS, HookPoint, HookPort, SelectiveHookPort
 from ._interceptor_chain import first_action, overrides
-from ._items import Item, Message
+from ._items import Item, Message, ToolCall
 from ._privilege import Privileged
 from ._results import (
     Aborted,
@@ -256,11 +258,14 @@ class Worker(Privileged):
         Args:
             decisions: decisions for pending tool calls by ``call_id``; each takes the place of
                 the hooks' decision for that call (the interceptors still run first). A pending
-                call without one is put to the hooks again.
+                call without one is put to the hooks again. ``Approve(digest=...)`` approves a
+                call only if the digest is the pending call's (``PendingCall.digest``).
 
         Raises:
             WorkerStateError: the Worker is not paused or yielded, or a decision names a call
-                that is not pending.
+                that is not pending (e.g. an approval replayed after the call was decided,
+                or after a cancelled run closed it).
+            ApprovalMismatchError: an ``Approve`` names another digest than the call's.
         """
         state = self._state
         if state.status not in ("paused", "yielded"):
@@ -271,6 +276,14 @@ class Worker(Privileged):
         unknown = sorted(set(resolutions) - pending)
         if unknown:
             raise WorkerStateError(f"no pending tool call with id {', '.join(unknown)}")
+        for call_state in undecided:
+            resolution = resolutions.get(call_state.call.call_id)
+            if isinstance(resolution, Approve):
+                current = self._digest(call_state.call)
+                if resolution.digest != current:
+                    raise ApprovalMismatchError(
+                        call_id=call_state.call.call_id, shown=resolution.digest, current=current
+                    )
         state.status = "running"
         return await self._guarded(self._advance(resolutions))
 
@@ -484,11 +497,22 @@ class Worker(Privileged):
             reason=reason,
             pending_calls=tuple(
                 PendingCall(
-                    call_id=c.call.call_id, tool_name=c.call.name, arguments=c.call.arguments
+                    call_id=c.call.call_id,
+                    tool_name=c.call.name,
+                    arguments=c.call.arguments,
+                    digest=self._digest(c.call),
                 )
                 for c in ([] if state.batch is None else state.batch.undecided())
             ),
             turn=state.turn,
+        )
+
+    def _digest(self, call: ToolCall) -> str:
+        return call_digest(
+            turn=self._state.turn,
+            call_id=call.call_id,
+            tool_name=call.name,
+            arguments=call.arguments,
         )
 
     async def _abort(self, reason: str, *, error: Exception | None = None) -> Aborted:

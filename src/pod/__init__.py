@@ -7,6 +7,8 @@ a decision legal for its event; nothing it receives leads back to the run's cont
 from llm_worker import Abort as Abort
 from llm_worker import Aborted as Aborted
 from llm_worker import AbortInfo as AbortInfo
+from llm_worker import ApprovalMismatchError as ApprovalMismatchError
+from llm_worker import Approve as Approve
 from llm_worker import CallResolution as CallResolution
 from llm_worker import Continue as Continue
 from llm_worker import Finished as Finished
@@ -22,6 +24,7 @@ from llm_worker import PreRequestInfo as PreRequestInfo
 from llm_worker import PreToolDecision as PreToolDecision
 from llm_worker import PromptSubmitDecision as PromptSubmitDecision
 from llm_worker import PromptSubmitInfo as PromptSubmitInfo
+from llm_worker import Rewrite as Rewrite
 from llm_worker import Skip as Skip
 from llm_worker import SnapshotError as SnapshotError
 from llm_worker import ToolCallSummary as ToolCallSummary
@@ -69,6 +72,8 @@ __all__ = [
     "Abort",
     "AbortInfo",
     "Aborted",
+    "ApprovalMismatchError",
+    "Approve",
     "AsyncHookFunction",
     "CallResolution",
     "CommandHook",
@@ -107,6 +112,7 @@ __all__ = [
     "PromptSubmitDecision",
     "PromptSubmitInfo",
     "RegistryFrozenError",
+    "Rewrite",
     "Skip",
     "SnapshotError",
     "Summariser",

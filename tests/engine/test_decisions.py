@@ -25,6 +25,7 @@ from llm_worker import (
     TurnEndInfo,
     Worker,
     WorkerStateError,
+    call_digest,
 )
 from llm_worker.testing import assert_well_formed
 from pod import HookRegistry, events
@@ -106,8 +107,22 @@ async def test_pause_returns_paused_and_resume_with_a_decision_continues_exactly
         point="pre_tool_call",
         reason="approve a?",
         pending_calls=(
-            PendingCall(call_id="a", tool_name="echo", arguments='{"text": "a"}'),
-            PendingCall(call_id="b", tool_name="echo", arguments='{"text": "b"}'),
+            PendingCall(
+                call_id="a",
+                tool_name="echo",
+                arguments='{"text": "a"}',
+                digest=call_digest(
+                    turn=0, call_id="a", tool_name="echo", arguments='{"text": "a"}'
+                ),
+            ),
+            PendingCall(
+                call_id="b",
+                tool_name="echo",
+                arguments='{"text": "b"}',
+                digest=call_digest(
+                    turn=0, call_id="b", tool_name="echo", arguments='{"text": "b"}'
+                ),
+            ),
         ),
         turn=0,
     )

@@ -17,6 +17,7 @@ from llm_worker import (
     ToolResult,
     Usage,
     WorkerStateError,
+    call_digest,
     tool,
 )
 from pod import (
@@ -59,7 +60,14 @@ async def test_a_paused_call_is_resumed_with_the_callers_decision() -> None:
         point="pre_tool_call",
         reason="needs approval",
         pending_calls=(
-            PendingCall(call_id="d1", tool_name="shell", arguments='{"command": "deploy"}'),
+            PendingCall(
+                call_id="d1",
+                tool_name="shell",
+                arguments='{"command": "deploy"}',
+                digest=call_digest(
+                    turn=0, call_id="d1", tool_name="shell", arguments='{"command": "deploy"}'
+                ),
+            ),
         ),
         turn=0,
     )

@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from llm_worker import Abort, Continue, Skip
+from llm_worker import Abort, Approve, Continue, Skip
 
 from ..hooks._errors import PodUsageError
 from ._decisions import (
@@ -227,6 +227,9 @@ def run_decision(answer: Answer) -> RunDecision:
                 skip[call_id] = reason
             case Abort(reason=reason):
                 abort = reason
+            case Approve():
+                # The terminal prompt approves with Continue; a digest cannot be checked here.
+                raise PodUsageError("durable runs do not check approval digests yet")
             case _:
                 assert_never(decision)
     if abort is not None:  # the run ends at the abort: the other calls are not run

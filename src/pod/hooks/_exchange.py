@@ -15,6 +15,8 @@ from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
+from llm_worker import Abort, Pause, Rewrite, Skip
+
 __all__ = ["awaited_coroutine", "illegal", "legal_copy", "own_copy"]
 
 InputT = TypeVar("InputT", bound=BaseModel)
@@ -43,13 +45,18 @@ async def awaited_coroutine(result: object) -> object:
     return await cast("Coroutine[Any, Any, object]", result)
 
 
+_STOPS: tuple[type[BaseModel], ...] = (Skip, Abort, Pause)
+"""What may follow a ``Rewrite`` (its ``then``)."""
+
+
 def legal_copy(decision: object, legal: tuple[type[BaseModel], ...]) -> BaseModel | None:
     """Return a fresh, validated copy of ``decision`` if it is one the event allows.
 
     The type must be exactly a legal decision class, and every field a plain ``str`` (all
-    decision fields are): a decision made with ``model_construct`` or rewritten in place
-    could hold anything, e.g. an object whose ``__str__`` would run when the engine reads
-    the reason. The copy means the hook keeps no handle on what the engine acts on.
+    decision fields are, but ``Rewrite.then``: ``None`` or a copied ``Skip | Abort | Pause``):
+    a decision made with ``model_construct`` or rewritten in place could hold anything, e.g.
+    an object whose ``__str__`` would run when the engine reads the reason. The copy means
+    the hook keeps no handle on what the engine acts on.
     """
     decision_type = next((t for t in legal if type(decision) is t), None)
     if decision_type is None:
@@ -61,8 +68,17 @@ def legal_copy(decision: object, legal: tuple[type[BaseModel], ...]) -> BaseMode
     known = cast("dict[str, object]", values)
     get = dict[str, object].get
     fields = {name: get(known, name) for name in decision_type.model_fields}
-    if not all(type(value) is str for value in fields.values()):
-        return None
+    for name, value in fields.items():
+        if type(value) is str:
+            continue
+        if name != "then" or decision_type is not Rewrite:
+            return None
+        # ``Rewrite.then``: nothing, or a stopping decision, copied the same way.
+        if value is not None:
+            then = legal_copy(value, _STOPS)
+            if then is None:
+                return None
+            fields[name] = then
     try:
         return decision_type.model_validate(fields)
     except ValidationError:

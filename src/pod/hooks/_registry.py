@@ -38,7 +38,7 @@ from typing import (
 from pydantic import BaseModel
 from typing_extensions import override
 
-from llm_worker import HookFailedError, HookPoint, Skip
+from llm_worker import Abort, HookFailedError, HookPoint, Pause, Rewrite, Skip, ToolCallSummary
 
 from . import _events as events
 from ._base import declared_event, input_mismatch
@@ -271,6 +271,45 @@ def _frozen_of(entries: Iterable[_EventHooks]) -> FrozenHookRegistry:
     return tuple[_EventHooks, ...].__new__(FrozenHookRegistry, entries)
 
 
+def _answer(
+    decision: object, entry: _EventHooks, info: BaseModel
+) -> tuple[BaseModel | None, ToolCallSummary | None, str]:
+    """A hook's answer as the engine may act on it: its legal copy (or ``None``), for a
+    ``Rewrite`` the rewritten call's summary, and what is wrong with it otherwise."""
+    answer = legal_copy(decision, entry.legal)
+    if answer is None:
+        return None, None, illegal(decision, entry.name, entry.legal)
+    if not isinstance(answer, Rewrite):
+        return answer, None, ""
+    rewritten = _rewritten(info, answer)
+    if rewritten.parsed_arguments() is None:
+        return None, None, "returned a Rewrite whose arguments are not a JSON object"
+    return answer, rewritten, ""
+
+
+def _folded(earlier: Rewrite | None, later: Rewrite) -> Rewrite:
+    """One ``Rewrite`` for the hooks so far: the last arguments, every reason in order."""
+    if earlier is None:
+        return later
+    return Rewrite(
+        arguments=later.arguments, reason=f"{earlier.reason}; {later.reason}", then=later.then
+    )
+
+
+def _rewritten(info: BaseModel, rewrite: Rewrite) -> ToolCallSummary:
+    """The Input the next ``PRE_TOOL_CALL`` hook gets: the call with the rewritten arguments."""
+    assert isinstance(info, ToolCallSummary)  # only PRE_TOOL_CALL allows Rewrite
+    return ToolCallSummary.model_validate({**vars(info), "arguments": rewrite.arguments})
+
+
+def _after(rewrite: Rewrite | None, decision: BaseModel) -> BaseModel:
+    """A later hook's decision, carried by the ``Rewrite`` before it, if any."""
+    if rewrite is None:
+        return decision
+    assert isinstance(decision, Skip | Abort | Pause)
+    return Rewrite(arguments=rewrite.arguments, reason=rewrite.reason, then=decision)
+
+
 @final
 class FrozenHookRegistry(tuple[_EventHooks, ...]):
     """The immutable registry: dispatches each event to its hooks (the Worker's hook port).
@@ -379,6 +418,7 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
         legal = entry.legal
         neutral_type = type(entry.neutral)  # ``Continue`` (one value, so its type says it), or None
         first_failure: HookFailedError | None = None
+        rewrite: Rewrite | None = None  # PRE_TOOL_CALL: the arguments later hooks are asked about
         hooks = entry.hooks
         last = hooks[-1] if hooks else None  # each registration is a distinct object
         for registration in hooks:
@@ -406,12 +446,20 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
                 decision_type = type(decision)
                 if decision_type is neutral_type:
                     continue
-                answer = legal_copy(decision, entry.legal)
+                answer, rewritten, problem = _answer(decision, entry, info)
+                if isinstance(answer, Rewrite) and rewritten is not None:
+                    if on_decided is not None:
+                        on_decided(registration.name)
+                    rewrite = _folded(rewrite, answer)
+                    if answer.then is not None:
+                        return rewrite  # type: ignore[return-value]  # legal: PRE_TOOL_CALL's
+                    # The hooks after this one are asked about the rewritten call.
+                    info = rewritten  # type: ignore[assignment]  # PRE_TOOL_CALL's Input
+                    continue
                 if answer is not None:
                     if on_decided is not None:
                         on_decided(registration.name)
-                    return answer  # type: ignore[return-value]  # a decision legal here
-                problem = illegal(decision, entry.name, entry.legal)
+                    return _after(rewrite, answer)  # type: ignore[return-value]  # legal here
             try:
                 outcome = self._failed(registration, problem, cause)
             except HookFailedError as failure:
@@ -423,9 +471,11 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
             if outcome is not None:
                 if on_decided is not None:
                     on_decided(f"{registration.name} (failed; on_error='deny')")
-                return outcome  # type: ignore[return-value]  # a Skip, legal for PRE_TOOL_CALL
+                return _after(rewrite, outcome)  # type: ignore[return-value]  # PRE_TOOL_CALL
         if first_failure is not None:
             raise first_failure
+        if rewrite is not None:
+            return rewrite  # type: ignore[return-value]  # legal: PRE_TOOL_CALL's
         return entry.neutral  # type: ignore[return-value]  # the event's own neutral decision
 
     @staticmethod

@@ -21,6 +21,7 @@ from llm_worker import (
     Pause,
     PreRequestInfo,
     PromptSubmitInfo,
+    Rewrite,
     Skip,
     ToolCallSummary,
     ToolResultSummary,
@@ -58,9 +59,12 @@ Tracer: TypeAlias = Callable[[TraceEvent], None]
 """Receives trace events; called synchronously on the task running the Pod."""
 
 
-def describe_decision(decision: Continue | Skip | Abort | Pause | None) -> str:
+def describe_decision(decision: Continue | Skip | Abort | Pause | Rewrite | None) -> str:
     """Return a one-line description of a decision (``None`` for observe-only events)."""
     match decision:
+        case Rewrite(reason=reason, arguments=arguments, then=then):
+            rewrite = f"Rewrite: {reason} -> {_preview(arguments)}"
+            return rewrite if then is None else f"{rewrite}, then {describe_decision(then)}"
         case None:
             return "observed"
         case Continue():

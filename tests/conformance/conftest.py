@@ -1,0 +1,57 @@
+"""Run the conformance kit against ``PodHarness`` unless another harness is named, and mark
+the vectors llm-pod is known to fail, each with its reason (``docs/agent-hooks.md``).
+
+The marks are strict: a vector that starts passing fails the suite until its mark goes.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import pytest
+
+HARNESS: Final = "tests.conformance.harness:PodHarness"
+
+NO_LIFECYCLE: Final = (
+    "llm-pod's catalogue has no agent_startup, output or agent_shutdown event: the vector "
+    "expects their interceptions (or a deny there to block the run)"
+)
+NO_MESSAGES: Final = (
+    "llm-pod shows hooks no messages at PRE_LLM_REQUEST (pre_model_call's messages are "
+    "empty), so a deny decided on the messages' content cannot happen"
+)
+NO_WITHHELD_RESULT: Final = (
+    "a deny at post_tool_call ends the run (Abort): a hook cannot withhold or replace a "
+    "tool result, so the run cannot go on without it"
+)
+
+KNOWN_FAILURES: Final[dict[str, str]] = {
+    "AH-CTK-001": NO_LIFECYCLE,
+    "AH-CTK-002": NO_LIFECYCLE,
+    "AH-CTK-003": NO_LIFECYCLE,
+    "AH-CTK-010": NO_LIFECYCLE,
+    "AH-CTK-011": NO_LIFECYCLE,
+    "AH-CTK-012": NO_LIFECYCLE,
+    "AH-CTK-022": NO_LIFECYCLE,
+    "AH-CTK-074": NO_LIFECYCLE,
+    "AH-CTK-096": NO_LIFECYCLE,
+    "AH-CTK-090": NO_MESSAGES,
+    "AH-CTK-091": NO_MESSAGES,
+    "AH-CTK-100": NO_WITHHELD_RESULT,
+}
+"""Vector id -> why llm-pod fails it."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--agent-hooks-harness") is None:
+        config.option.agent_hooks_harness = HARNESS
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        vector = None if callspec is None else callspec.params.get("agent_hooks_vector")
+        if isinstance(vector, dict):
+            reason = KNOWN_FAILURES.get(str(vector.get("id")))
+            if reason is not None:
+                item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
