@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Literal, final
+from typing import Final, Literal, cast, final
 
-from pydantic import BaseModel, Field, JsonValue, ValidationError
+from pydantic import BaseModel, Field, JsonValue, TypeAdapter, ValidationError
 
 from ..hooks._errors import PodUsageError
 from ._server import McpServer
@@ -24,9 +24,8 @@ class McpConfigError(PodUsageError):
     the server at fault."""
 
 
-@final
-class _File(BaseModel, frozen=True):
-    servers: dict[str, dict[str, JsonValue]] = Field(alias="mcpServers")
+# The file's other keys (other clients' settings) are left alone, so it is no model.
+_SERVERS: Final = TypeAdapter(dict[str, dict[str, JsonValue]])
 
 
 @final
@@ -63,8 +62,10 @@ def load_mcp_config(path: str | Path) -> tuple[McpServer, ...]:
     except json.JSONDecodeError as exc:
         raise McpConfigError(f"{source}, line {exc.lineno}: not JSON: {exc.msg}") from exc
     try:
-        servers = _File.model_validate(data).servers
-    except ValidationError as exc:
+        if not isinstance(data, dict):
+            raise ValueError("not an object")
+        servers = _SERVERS.validate_python(cast("dict[str, object]", data).get("mcpServers"))
+    except (ValueError, ValidationError) as exc:
         raise McpConfigError(f'{source}: expected {{"mcpServers": {{NAME: SERVER, ...}}}}') from exc
     return tuple(_server(source, name, entry) for name, entry in servers.items())
 
