@@ -70,6 +70,7 @@ from ._summaries import *  # noqa: F403
 from ._text import utf8_len as utf8_len
 from ._text import utf8_prefix as utf8_prefix
 from ._tool_calls import CallResolution as CallResolution
+from ._tool_runner import current_tool_call_id as current_tool_call_id
 from ._tools import FunctionTool as FunctionTool
 from ._tools import PrivilegedTool as PrivilegedTool
 from ._tools import Tool as Tool
@@ -147,6 +148,7 @@ __all__ = [
     "call_digest",
     "check_known_version",
     "check_snapshot_header",
+    "current_tool_call_id",
     "parse_snapshot_json",
     "tool",
     "utf8_len",

@@ -3,12 +3,16 @@
 An unknown tool, arguments that are not a JSON object, arguments the tool rejects, a tool
 that raises, times out or returns something other than text: each gives the call an error
 ``ToolResult`` saying why. The approved calls of one reply run concurrently in a task group.
+
+While a tool runs, :func:`current_tool_call_id` names its call (each call runs in a context
+of its own), so a tool wrapper such as ``pod.telemetry``'s can tell the calls apart.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from contextvars import ContextVar
 from typing import final
 
 from ._arguments import ArgumentsError, load_arguments
@@ -18,7 +22,14 @@ from ._run_state import ToolBatch
 from ._tools import Tool
 from ._validated import validated
 
-__all__ = ["ToolRunner", "error_result"]
+__all__ = ["ToolRunner", "current_tool_call_id", "error_result"]
+
+_CALL_ID: ContextVar[str | None] = ContextVar("llm_worker_tool_call_id", default=None)
+
+
+def current_tool_call_id() -> str | None:
+    """The ``call_id`` of the tool call running in this context; ``None`` outside a tool."""
+    return _CALL_ID.get()
 
 
 @final
@@ -59,6 +70,7 @@ class ToolRunner:
             arguments = load_arguments(call.arguments)
         except ArgumentsError as exc:
             return error_result(call, str(exc))
+        token = _CALL_ID.set(call.call_id)
         try:
             if self._timeout is None:
                 content = await tool.call(arguments)
@@ -71,6 +83,8 @@ class ToolRunner:
             return error_result(call, f"tool {call.name} timed out after {self._timeout}s")
         except Exception as exc:  # a failing tool is the model's news, not a crash
             return error_result(call, f"tool {call.name} failed: {type(exc).__name__}: {exc}")
+        finally:
+            _CALL_ID.reset(token)
         problem = _not_text(content)
         if problem is not None:
             return error_result(call, f"tool {call.name} returned {problem}")

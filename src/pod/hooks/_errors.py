@@ -10,6 +10,8 @@ PodError
                                rule names a tool or argument the run does not have
  +-- CommandHookError          a hook command failed: did not start, crashed, timed out, or
                                printed something that is not a decision legal for its event
+ +-- McpServerError            an MCP server (``pod.mcp``) did not start, or listed tools
+                               that cannot be offered; a failing call is an error result
 
 Raised by ``pod``'s API from ``llm_worker`` (re-exported by ``pod``):
 HookFailedError    a hook raised, timed out or answered illegally (the Pod turns it into Aborted)
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 __all__ = [
     "CommandHookError",
+    "McpServerError",
     "PermissionRulesError",
     "PodError",
     "PodUsageError",
@@ -93,3 +96,17 @@ class CommandHookError(PodError):
         self.stderr = stderr
         detail = f"; stderr: {stderr}" if stderr else ""
         super().__init__(f"command `{command}` {problem}{detail}")
+
+
+class McpServerError(PodError):
+    """An MCP server (:class:`pod.mcp.McpServer`) could not be used: it did not start or
+    answer the handshake in time, or it listed tools that cannot be offered to the model (a
+    name that is not a tool name, the same tool twice).
+
+    A call that fails once the server runs is not raised: it becomes the call's error result.
+    """
+
+    def __init__(self, *, server: str, problem: str) -> None:
+        self.server = server
+        self.problem = problem
+        super().__init__(f"MCP server {server!r} {problem}")

@@ -51,6 +51,7 @@ from ..hooks import _events as events
 from ..hooks._errors import PodUsageError
 from ..hooks._registry import FrozenHookRegistry, HookRegistry
 from ..policy._permissions import PermissionHook
+from ..telemetry import DecidingHooks, Telemetry
 from ._interceptors import (
     CompactionInterceptor,
     NotificationInterceptor,
@@ -90,6 +91,8 @@ class Pod(Privileged):
         wrap_hooks: wraps the hook port the Worker asks (tracing included), e.g. so
             ``pod.durable`` can record every decision; it must keep the port's answers to
             ``listens_to``.
+        telemetry: sends OpenTelemetry spans of the runs, model requests, tool calls and
+            hook dispatches (``pod.telemetry``, ``docs/observability.md``); ``None``: none.
 
     Example:
         ```python
@@ -112,8 +115,12 @@ class Pod(Privileged):
         history: Iterable[Item] = (),
         trace: Tracer | None = None,
         wrap_hooks: Callable[[HookPort], HookPort] | None = None,
+        telemetry: Telemetry | None = None,
     ) -> None:
         tools = tuple(tools)
+        if telemetry is not None:
+            client, tools = telemetry.client(client), telemetry.tools(tools)
+        self._telemetry = telemetry
         if permissions is not None:
             permissions.check_tools(tools)  # a rule that can never apply refuses to start
         self._settings = settings = settings if settings is not None else PodSettings()
@@ -131,7 +138,8 @@ class Pod(Privileged):
         if settings.max_tool_output_bytes is not None:
             interceptors.append(TruncationInterceptor(settings.max_tool_output_bytes, trace=trace))
         self._hooks = _policy_registry(permissions).then(_frozen(hooks))
-        port: HookPort = self._hooks if trace is None else TracingHookPort(self._hooks, trace)
+        asked: DecidingHooks = self._hooks if telemetry is None else telemetry.hooks(self._hooks)
+        port: HookPort = asked if trace is None else TracingHookPort(asked, trace)
         if wrap_hooks is not None:
             port = wrap_hooks(port)
         self._port = port
@@ -202,9 +210,14 @@ class Pod(Privileged):
         """
         self._enter()
         try:
-            return await self._settle(await self._worker.run(prompt))
+            if self._telemetry is not None:
+                return await self._telemetry.invoke_agent(lambda: self._run(prompt))
+            return await self._run(prompt)
         finally:
             self._busy = False
+
+    async def _run(self, prompt: str) -> PodResult:
+        return await self._settle(await self._worker.run(prompt))
 
     async def resume(self, decisions: Mapping[str, CallResolution] | None = None) -> PodResult:
         """Continue a paused run where it stopped.
@@ -219,13 +232,20 @@ class Pod(Privileged):
         """
         self._enter()
         try:
-            if self._worker.status == "yielded":  # paused at PRE_COMPACT: the go-ahead
-                if decisions:  # refused before anything changes: no call is pending here
-                    raise WorkerStateError(f"no pending tool call with id {', '.join(decisions)}")
-                await self._compact()
-            return await self._settle(await self._worker.resume(decisions))
+            if self._telemetry is not None:
+                return await self._telemetry.invoke_agent(
+                    lambda: self._resume(decisions), decisions=decisions
+                )
+            return await self._resume(decisions)
         finally:
             self._busy = False
+
+    async def _resume(self, decisions: Mapping[str, CallResolution] | None) -> PodResult:
+        if self._worker.status == "yielded":  # paused at PRE_COMPACT: the go-ahead
+            if decisions:  # refused before anything changes: no call is pending here
+                raise WorkerStateError(f"no pending tool call with id {', '.join(decisions)}")
+            await self._compact()
+        return await self._settle(await self._worker.resume(decisions))
 
     async def abort(self, reason: str) -> Aborted:
         """End a paused run as ``Aborted``, as a hook's or a decision's ``Abort`` would.

@@ -28,7 +28,7 @@ from llm_worker import (
     TurnEndInfo,
 )
 
-from ..hooks._registry import FrozenHookRegistry
+from ..telemetry import DecidingHooks
 
 __all__ = ["TraceEvent", "TraceSource", "Tracer", "TracingHookPort", "decided_by"]
 
@@ -143,7 +143,7 @@ class TracingHookPort:
     """A hook port that asks ``hooks`` and reports each event's input, its decision, and
     the hook that made it."""
 
-    def __init__(self, hooks: FrozenHookRegistry, trace: Tracer) -> None:
+    def __init__(self, hooks: DecidingHooks, trace: Tracer) -> None:
         self._hooks = hooks
         self._trace = trace
 
