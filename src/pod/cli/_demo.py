@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from llm_worker import Item, Message, Paused, Summary, ToolCall, ToolResult
@@ -19,8 +18,9 @@ from ..runtime._pod import PodResult
 from ..runtime._trace import TraceEvent, decided_by
 from ._decisions import ask_decisions
 from ._showcase import SHOWCASE_ANSWERS, SHOWCASE_PROMPT, SHOWCASE_RULES, build_showcase_pod
+from ._tables import Records, print_records
 
-__all__ = ["history_table", "render_trace_event", "run_demo"]
+__all__ = ["history_records", "render_trace_event", "run_demo"]
 
 _SOURCE_STYLE = {"interceptor": "cyan", "hooks": "magenta", "pod": "yellow"}
 
@@ -38,27 +38,24 @@ def render_trace_event(event: TraceEvent) -> Text:
     return line
 
 
-def history_table(history: tuple[Item, ...]) -> Table:
-    """The history as a table, one row per item."""
-    table = Table(title="Final history", title_justify="left")
-    table.add_column("#", justify="right")
-    table.add_column("item")
-    table.add_column("content", overflow="fold")
+def history_records(history: tuple[Item, ...]) -> Records:
+    """The history as records, one per item."""
+    rows: list[tuple[str, ...]] = []
     for index, item in enumerate(history):
         match item:
             case Message(role=role, text=text):
-                table.add_row(str(index), f"{role} message", Text(text))
+                rows.append((str(index), f"{role} message", text))
             case ToolCall(call_id=call_id, name=name, arguments=arguments):
-                table.add_row(str(index), f"tool call {call_id}", Text(f"{name} {arguments}"))
+                rows.append((str(index), f"tool call {call_id}", f"{name} {arguments}"))
             case ToolResult(call_id=call_id, content=content, is_error=is_error):
-                style = "red" if is_error else "green"
                 preview = content if len(content) <= 160 else content[:157] + "..."
-                table.add_row(str(index), f"tool result {call_id}", Text(preview, style=style))
+                flag = " (error)" if is_error else ""
+                rows.append((str(index), f"tool result {call_id}{flag}", preview))
             case Summary(text=text, replaced_items=replaced):
-                table.add_row(str(index), f"summary of {replaced} items", Text(text, "yellow"))
+                rows.append((str(index), f"summary of {replaced} items", text))
             case _:
-                table.add_row(str(index), item.kind, Text(item.text))
-    return table
+                rows.append((str(index), item.kind, item.text))
+    return Records("Final history", ("#", "item", "content"), rows)
 
 
 async def _demo(console: Console) -> PodResult:
@@ -89,7 +86,7 @@ async def _demo(console: Console) -> PodResult:
         del answers[: len(answer.decisions)]
         result = await pod.resume(answer.decisions)
     console.print()
-    console.print(history_table(pod.history))
+    print_records(console, history_records(pod.history))
     console.print(f"[bold green]{type(result).__name__}[/] after turn {result.turn}")
     return result
 

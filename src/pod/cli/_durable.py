@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Final, assert_never, cast
 from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from llm_worker import Abort, Continue, Skip
 
@@ -40,6 +39,7 @@ from ._load import (
     LoadError,
     _load_object,  # pyright: ignore[reportPrivateUsage]
 )
+from ._tables import Records, print_records
 
 if TYPE_CHECKING:
     from ..durable import DurableRuns, RunDecision, RunInfo
@@ -258,7 +258,7 @@ def _runs(args: argparse.Namespace, runs: DurableRuns, console: Console) -> int:
         if args.json:
             _print_json([_info_json(info) for info in listed])
         else:
-            console.print(_runs_table(listed))
+            print_records(console, runs_records(listed))
         return EXIT_OK
     if args.run_id is None:
         raise PodUsageError("pod runs show needs a RUN_ID")
@@ -282,13 +282,11 @@ def _info_json(info: RunInfo) -> object:
     }
 
 
-def _runs_table(listed: Sequence[RunInfo]) -> Table:
-    table = Table(title="durable runs")
+def runs_records(listed: Sequence[RunInfo]) -> Records:
+    """``pod runs`` as records, one per run (its id first: never wrapped)."""
     columns = ("run", "agent", "status", "worker", "pending approvals", "started", "last step")
-    for column in columns:
-        table.add_column(column, overflow="fold")  # whole ids and names, never "…"
-    for info in listed:
-        table.add_row(
+    rows = [
+        (
             info.run_id,
             info.agent,
             info.status,
@@ -297,7 +295,9 @@ def _runs_table(listed: Sequence[RunInfo]) -> Table:
             "" if info.started is None else info.started.strftime("%Y-%m-%d %H:%M:%S"),
             info.last_step or "",
         )
-    return table
+        for info in listed
+    ]
+    return Records("durable runs", columns, rows)
 
 
 def _first_problem(exc: ValidationError) -> str:

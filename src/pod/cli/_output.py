@@ -25,15 +25,21 @@ from ..runtime._pod import PodResult
 from ..runtime._trace import TraceEvent, decided_by
 from ._demo import render_trace_event
 
-__all__ = ["RunOutput", "RunStats", "result_object"]
+__all__ = ["RunOutput", "RunStats", "console_for", "result_object"]
 
 _PAUSE_PREFIX: Final = "Pause"
 
 
-def console_for(stream: TextIO) -> Console:
-    """A console on ``stream``: soft-wrapped (rich never cuts a line), no markup
-    highlighting of arbitrary text."""
-    return Console(file=stream, soft_wrap=True, highlight=False)
+def console_for(stream: TextIO, *, soft_wrap: bool = True) -> Console:
+    """A console on ``stream``: soft-wrapped unless told (rich never cuts a line), no
+    highlighting of arbitrary text, and a closed pipe raises ``BrokenPipeError`` (the
+    command ends quietly: ``pod.cli._main``)."""
+    return _Console(file=stream, soft_wrap=soft_wrap, highlight=False)
+
+
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError  # rich's own answer, exit 1, would differ from the rest
 
 
 @final
