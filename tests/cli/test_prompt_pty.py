@@ -54,10 +54,10 @@ def test_the_prompt_shows_each_call_and_resumes_in_the_same_process(
     )
     terminal.expect("call_paris get_weather")
     terminal.expect('"city": "Paris"')
-    terminal.expect("get_weather: approve, skip or abort? [approve/skip/abort] (approve):")
+    terminal.expect("get_weather: approve, skip or abort? [approve/skip/abort]:")
     terminal.type("approve")
     terminal.expect("call_tokyo get_weather")
-    terminal.expect("get_weather: approve, skip or abort? [approve/skip/abort] (approve):")
+    terminal.expect("get_weather: approve, skip or abort? [approve/skip/abort]:")
     terminal.type("skip")
     terminal.expect("reason for skipping (the model sees it) (skipped by the user):")
     terminal.type("not today")
@@ -76,7 +76,7 @@ def test_abort_at_the_prompt_ends_the_run(
 ) -> None:
     queue_weather_session(server)
     terminal = pod_in_terminal()
-    terminal.expect("(approve):")
+    terminal.expect("[approve/skip/abort]:")
     terminal.type("abort")
     terminal.expect("aborted: aborted by the user")
     assert terminal.finish() == 1
@@ -103,10 +103,15 @@ def test_ctrl_c_at_the_prompt_saves_the_paused_run(
 ) -> None:
     queue_weather_session(server)
     terminal = pod_in_terminal()
-    terminal.expect("(approve):")
+    terminal.expect("[approve/skip/abort]:")
     time.sleep(0.3)  # waiting for the answer
     terminal.process.send_signal(signal.SIGINT)
+    terminal.expect(
+        "\nerror: cancelled: the run was interrupted at a pause (4 items); its pending calls "
+        "(call_paris, call_tokyo) are saved undecided, for pod resume to decide"
+    )
     terminal.expect("continue: pod resume .pod/runs/")
+    assert "every tool call has its result" not in terminal.screen
     assert terminal.finish() == 130
     [saved] = (tmp_path / ".pod" / "runs").iterdir()
     assert '"pending_calls"' in saved.read_text()
@@ -127,10 +132,12 @@ def test_pod_resume_asks_in_a_terminal_when_given_no_decision(
     try:
         resuming.expect("paused at pre_tool_call by approval_hooks.ask_first")
         resuming.expect("call_paris get_weather")
-        resuming.expect("(approve):")
-        resuming.type("")  # the default: approve
+        resuming.expect("[approve/skip/abort]:")
+        resuming.type("")  # no default: a hook asked for a person's word
+        resuming.expect("Please select one of the available options")
+        resuming.type("approve")
         resuming.expect("call_tokyo get_weather")
-        resuming.expect("(approve):")
+        resuming.expect("[approve/skip/abort]:")
         resuming.type("approve")
         resuming.expect(FINAL_TEXT)
         assert resuming.finish() == 0, resuming.screen
@@ -145,7 +152,7 @@ def test_end_of_input_at_the_prompt_saves_the_run(
 ) -> None:
     queue_weather_session(server)
     terminal = pod_in_terminal()
-    terminal.expect("(approve):")
+    terminal.expect("[approve/skip/abort]:")
     os.write(terminal.controller, b"\x04")  # Ctrl-D: nobody will answer
     terminal.expect("continue: pod resume .pod/runs/")
     assert terminal.finish() == 5

@@ -15,14 +15,14 @@ from rich.text import Text
 from llm_worker import Item, Message, Paused, Summary, ToolCall, ToolResult
 
 from ..runtime._pod import PodResult
-from ..runtime._trace import TraceEvent, decided_by
-from ._decisions import ask_decisions
+from ..runtime._trace import TraceEvent
+from ._decisions import answered_events, ask_decisions
 from ._showcase import SHOWCASE_ANSWERS, SHOWCASE_PROMPT, SHOWCASE_RULES, build_showcase_pod
 from ._tables import Records, print_records
 
 __all__ = ["history_records", "render_trace_event", "run_demo"]
 
-_SOURCE_STYLE = {"interceptor": "cyan", "hooks": "magenta", "pod": "yellow"}
+_SOURCE_STYLE = {"interceptor": "cyan", "hooks": "magenta", "pod": "yellow", "person": "blue"}
 
 
 def render_trace_event(event: TraceEvent) -> Text:
@@ -74,8 +74,8 @@ async def _demo(console: Console) -> PodResult:
     paused_by: list[str | None] = [None]
 
     def show(event: TraceEvent) -> None:
-        if event.decision is not None and event.decision.startswith("Pause"):
-            paused_by[0] = decided_by(event.decision)
+        if event.decided is not None and event.decided.kind == "Pause":
+            paused_by[0] = event.decided.hook
         console.print(render_trace_event(event))
 
     pod = build_showcase_pod(show)
@@ -83,6 +83,8 @@ async def _demo(console: Console) -> PodResult:
     answers = list(SHOWCASE_ANSWERS)
     while isinstance(result, Paused):  # a human answers, as `pod run` asks in a terminal
         answer = ask_decisions(result, decided_by=paused_by[0], console=console, answers=answers)
+        for event in answered_events(result, answer):
+            show(event)
         del answers[: len(answer.decisions)]
         result = await pod.resume(answer.decisions)
     console.print()
