@@ -16,6 +16,7 @@ from tests.cli.conftest import (
     FINAL_TEXT,
     PROMPT,
     ReplayServer,
+    chat_reply,
     queue_weather_session,
     run_arguments,
 )
@@ -157,3 +158,23 @@ def test_end_of_input_at_the_prompt_saves_the_run(
     terminal.expect("continue: pod resume .pod/runs/")
     assert terminal.finish() == 5
     assert len(list((tmp_path / ".pod" / "runs").iterdir())) == 1
+
+
+def test_a_turn_end_review_shows_the_answer_before_asking(
+    server: ReplayServer, project: Path, tmp_path: Path
+) -> None:
+    server.reply_json(chat_reply(text=FINAL_TEXT))
+    argv = [sys.executable, "-m", "pod", "run", PROMPT, *run_arguments(server, project, "review")]
+    terminal = Terminal(argv, cwd=tmp_path)
+    try:
+        terminal.expect("paused at turn_end by approval_hooks.review_the_answer")
+        terminal.expect("the answer, before it is given:")
+        terminal.expect(FINAL_TEXT)  # shown before the question, not after
+        terminal.expect("continue or abort? [continue/abort]:")
+        terminal.type("continue")
+        terminal.expect("person      TURN_END        the run -> Continue")
+        assert terminal.finish() == 0, terminal.screen
+    finally:
+        if terminal.process.poll() is None:
+            terminal.process.kill()
+            terminal.process.wait()
