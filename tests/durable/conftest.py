@@ -20,6 +20,8 @@ from typing import Final
 
 import pytest
 
+from tests.throwaway_postgres import PostgresNotFoundError, throwaway_cluster
+
 REPO: Final = Path(__file__).resolve().parents[2]
 POSTGRES_ENV: Final = "POD_TEST_POSTGRES_URL"
 TIMEOUT: Final = 120.0
@@ -114,15 +116,25 @@ def sqlite_scene(tmp_path: Path) -> Iterator[Scene]:
     _stop(scene.processes)
 
 
-@pytest.fixture
-def postgres_scene(tmp_path: Path) -> Iterator[Scene]:
-    """A fresh database on the server of ``$POD_TEST_POSTGRES_URL`` (``.ci/run`` starts one)."""
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """The URL of a PostgreSQL server: ``$POD_TEST_POSTGRES_URL``, else a throwaway cluster
+    started for this session (``tests/throwaway_postgres.py``)."""
     server = os.environ.get(POSTGRES_ENV)
-    if not server:
-        if os.environ.get("CI"):  # CI must run them: .ci/run exports the URL
-            pytest.fail(f"{POSTGRES_ENV} is not set")
-        pytest.skip(f"no PostgreSQL: set {POSTGRES_ENV} (.ci/run starts a throwaway server)")
-    base, _, _ = server.rpartition("/")
+    if server:
+        yield server
+        return
+    try:
+        with throwaway_cluster() as url:
+            yield url
+    except PostgresNotFoundError as exc:
+        pytest.fail(str(exc))
+
+
+@pytest.fixture
+def postgres_scene(tmp_path: Path, postgres_server: str) -> Iterator[Scene]:
+    """A fresh database on the server of ``postgres_server``."""
+    base, _, _ = postgres_server.rpartition("/")
     scene = Scene(f"{base}/pod_test_{uuid.uuid4().hex[:10]}", tmp_path, [])
     yield scene
     _stop(scene.processes)

@@ -14,6 +14,21 @@ from .conftest import REPO
 def test_pod_runs_uses_the_sqlite_file_under_dot_pod(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "POD_DATABASE_URL"}
     env["PYTHONPATH"] = str(REPO)
+    worker = subprocess.run(  # a process launched there: the file exists, with no run
+        [
+            sys.executable,
+            "-c",
+            "import asyncio; from pod.durable import launch, shutdown; "
+            "asyncio.run(launch()); shutdown()",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert worker.returncode == 0, worker.stderr
     done = subprocess.run(
         [sys.executable, "-m", "pod", "runs", "--json"],
         cwd=tmp_path,

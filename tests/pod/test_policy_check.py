@@ -281,7 +281,8 @@ def test_rules_check_refuses_a_rule_for_a_missing_tool_unless_tools_bring_it(
     capsys.readouterr()
     assert main(["rules", "check", str(path), "--json"]) == 2
     out, err = capsys.readouterr()
-    assert json.loads(out) == {"ok": False, "error": " ".join(err.split())[len("error: ") :]}
+    problem = " ".join(err.split())[len("error: ") :]
+    assert json.loads(out) == {"ok": False, "error": problem, "errors": [problem]}
 
 
 async def test_a_hook_runs_in_its_files_folder_wherever_pod_starts(

@@ -27,11 +27,14 @@ from rich.text import Text
 
 from llm_worker import Abort, CallResolution, Continue, Paused, Skip
 
+from ..runtime._trace import TracedDecision, TraceEvent, traced_decision
+
 __all__ = [
     "USER_ABORT_REASON",
     "USER_SKIP_REASON",
     "Answer",
     "add_decision_arguments",
+    "answered_events",
     "ask_decisions",
     "decisions_from_arguments",
     "decisions_given",
@@ -122,8 +125,13 @@ def ask_decisions(
     decided_by: str | None,
     console: Console,
     answers: Sequence[str] | None = None,
+    under_review: str | None = None,
 ) -> Answer:
     """Show the pause and ask, call by call, approve / skip (with a reason) / abort.
+
+    What is decided is shown first: each pending call and its arguments, or at a pause with
+    no call (a ``TURN_END`` review) ``under_review``, the answer the run would give. No
+    decision has a default: Enter asks again, as a hook asked for a person's word.
 
     ``console`` is where the questions go (stderr: stdout holds only results); answers are
     read from the terminal, or taken from ``answers`` in order (a scripted session, e.g.
@@ -134,22 +142,29 @@ def ask_decisions(
     """
     scripted = list(answers) if answers is not None else None
 
-    def ask(question: str, choices: list[str] | None, default: str) -> str:
+    def ask(question: str, choices: list[str] | None, default: str | None = None) -> str:
         if scripted is None:
+            if default is None:
+                return Prompt.ask(question, console=console, choices=choices)
             return Prompt.ask(question, console=console, choices=choices, default=default)
         reply = scripted.pop(0) if scripted else default
+        if reply is None:
+            raise EOFError("the script has no answer left")
         console.print(Text.assemble(question, " ", (f"{reply} (scripted)", "bold")))
         return reply
 
     console.print(Text(describe_pause(paused, decided_by), style="bold yellow"))
     if not paused.pending_calls:
-        choice = ask("continue or abort?", ["continue", "abort"], "continue")
+        if under_review is not None:
+            console.print(Text("  the answer, before it is given:", style="dim"))
+            console.print(Text(under_review), soft_wrap=True)
+        choice = ask("continue or abort?", ["continue", "abort"])
         return Answer(end_run=choice == "abort")
     decisions: dict[str, CallResolution] = {}
     for call in paused.pending_calls:
         console.print(Text.assemble("  ", (call.call_id, "bold"), " ", (call.tool_name, "cyan")))
         console.print(_pretty_arguments(call.arguments))
-        choice = ask(f"  {call.tool_name}: approve, skip or abort?", _CHOICES, "approve")
+        choice = ask(f"  {call.tool_name}: approve, skip or abort?", _CHOICES)
         if choice == "abort":
             decisions[call.call_id] = Abort(reason=USER_ABORT_REASON)
             break
@@ -159,6 +174,30 @@ def ask_decisions(
         else:
             decisions[call.call_id] = Continue()
     return Answer(decisions)
+
+
+def answered_events(paused: Paused, answer: Answer) -> list[TraceEvent]:
+    """A person's answer to ``paused`` as trace events, one per decided call (or one for
+    the run, at a pause with no call)."""
+    actor = paused.point.upper()
+    if answer.end_run or not paused.pending_calls:
+        decided = (
+            TracedDecision(kind="Abort", reason=USER_ABORT_REASON)
+            if answer.end_run
+            else TracedDecision(kind="Continue")
+        )
+        return [_person(actor, "the run", decided)]
+    return [
+        _person(actor, f"{call.call_id} {call.tool_name}", traced_decision(decision))
+        for call in paused.pending_calls
+        if (decision := answer.decisions.get(call.call_id)) is not None
+    ]
+
+
+def _person(actor: str, message: str, decided: TracedDecision) -> TraceEvent:
+    return TraceEvent(
+        source="person", actor=actor, message=message, decision=decided.display(), decided=decided
+    )
 
 
 _CHOICES: Final = ["approve", "skip", "abort"]

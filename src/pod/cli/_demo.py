@@ -10,19 +10,19 @@ from __future__ import annotations
 import asyncio
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from llm_worker import Item, Message, Paused, Summary, ToolCall, ToolResult
 
 from ..runtime._pod import PodResult
-from ..runtime._trace import TraceEvent, decided_by
-from ._decisions import ask_decisions
+from ..runtime._trace import TraceEvent
+from ._decisions import answered_events, ask_decisions
 from ._showcase import SHOWCASE_ANSWERS, SHOWCASE_PROMPT, SHOWCASE_RULES, build_showcase_pod
+from ._tables import Records, print_records
 
-__all__ = ["history_table", "render_trace_event", "run_demo"]
+__all__ = ["history_records", "render_trace_event", "run_demo"]
 
-_SOURCE_STYLE = {"interceptor": "cyan", "hooks": "magenta", "pod": "yellow"}
+_SOURCE_STYLE = {"interceptor": "cyan", "hooks": "magenta", "pod": "yellow", "person": "blue"}
 
 
 def render_trace_event(event: TraceEvent) -> Text:
@@ -38,27 +38,24 @@ def render_trace_event(event: TraceEvent) -> Text:
     return line
 
 
-def history_table(history: tuple[Item, ...]) -> Table:
-    """The history as a table, one row per item."""
-    table = Table(title="Final history", title_justify="left")
-    table.add_column("#", justify="right")
-    table.add_column("item")
-    table.add_column("content", overflow="fold")
+def history_records(history: tuple[Item, ...]) -> Records:
+    """The history as records, one per item."""
+    rows: list[tuple[str, ...]] = []
     for index, item in enumerate(history):
         match item:
             case Message(role=role, text=text):
-                table.add_row(str(index), f"{role} message", Text(text))
+                rows.append((str(index), f"{role} message", text))
             case ToolCall(call_id=call_id, name=name, arguments=arguments):
-                table.add_row(str(index), f"tool call {call_id}", Text(f"{name} {arguments}"))
+                rows.append((str(index), f"tool call {call_id}", f"{name} {arguments}"))
             case ToolResult(call_id=call_id, content=content, is_error=is_error):
-                style = "red" if is_error else "green"
                 preview = content if len(content) <= 160 else content[:157] + "..."
-                table.add_row(str(index), f"tool result {call_id}", Text(preview, style=style))
+                flag = " (error)" if is_error else ""
+                rows.append((str(index), f"tool result {call_id}{flag}", preview))
             case Summary(text=text, replaced_items=replaced):
-                table.add_row(str(index), f"summary of {replaced} items", Text(text, "yellow"))
+                rows.append((str(index), f"summary of {replaced} items", text))
             case _:
-                table.add_row(str(index), item.kind, Text(item.text))
-    return table
+                rows.append((str(index), item.kind, item.text))
+    return Records("Final history", ("#", "item", "content"), rows)
 
 
 async def _demo(console: Console) -> PodResult:
@@ -77,8 +74,8 @@ async def _demo(console: Console) -> PodResult:
     paused_by: list[str | None] = [None]
 
     def show(event: TraceEvent) -> None:
-        if event.decision is not None and event.decision.startswith("Pause"):
-            paused_by[0] = decided_by(event.decision)
+        if event.decided is not None and event.decided.kind == "Pause":
+            paused_by[0] = event.decided.hook
         console.print(render_trace_event(event))
 
     pod = build_showcase_pod(show)
@@ -86,10 +83,12 @@ async def _demo(console: Console) -> PodResult:
     answers = list(SHOWCASE_ANSWERS)
     while isinstance(result, Paused):  # a human answers, as `pod run` asks in a terminal
         answer = ask_decisions(result, decided_by=paused_by[0], console=console, answers=answers)
+        for event in answered_events(result, answer):
+            show(event)
         del answers[: len(answer.decisions)]
         result = await pod.resume(answer.decisions)
     console.print()
-    console.print(history_table(pod.history))
+    print_records(console, history_records(pod.history))
     console.print(f"[bold green]{type(result).__name__}[/] after turn {result.turn}")
     return result
 

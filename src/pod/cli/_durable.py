@@ -14,8 +14,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import signal
 import sys
+import time
 import traceback
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final, assert_never, cast
@@ -23,7 +25,6 @@ from typing import TYPE_CHECKING, Final, assert_never, cast
 from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from llm_worker import Abort, Approve, Continue, Skip
 
@@ -40,6 +41,7 @@ from ._load import (
     LoadError,
     _load_object,  # pyright: ignore[reportPrivateUsage]
 )
+from ._tables import Records, print_records
 
 if TYPE_CHECKING:
     from ..durable import DurableRuns, RunDecision, RunInfo
@@ -49,6 +51,7 @@ __all__ = ["add_durable_commands", "durable_command"]
 EXIT_OK: Final = 0
 EXIT_FAILED: Final = 1
 EXIT_USAGE: Final = 2
+EXIT_PAUSED: Final = 5
 _COMMANDS: Final = frozenset({"worker", "submit", "approve", "runs"})
 _WORKER_OPTIONS: Final = {
     "executor_id": "--executor-id",
@@ -58,6 +61,17 @@ _WORKER_OPTIONS: Final = {
     "dead_after_seconds": "--dead-after",
 }
 """The ``pod worker`` option of each ``DurableSettings`` field it sets, for error lines."""
+
+
+def _at_least_one(text: str) -> int:
+    """argparse's type of a count: a whole number of at least 1 (argparse says the rest)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
+    return value
 
 
 def _database(parser: argparse.ArgumentParser) -> None:
@@ -149,7 +163,7 @@ def add_durable_commands(add_parser: Callable[..., argparse.ArgumentParser]) -> 
     )
     runs.add_argument("show", nargs="?", choices=("show",), help=argparse.SUPPRESS)
     runs.add_argument("run_id", nargs="?", metavar="RUN_ID", help=argparse.SUPPRESS)
-    runs.add_argument("--limit", type=int, default=50, help="newest N runs (default 50)")
+    runs.add_argument("--limit", type=_at_least_one, default=50, help="newest N runs (default 50)")
     runs.add_argument("--json", action="store_true", help="print JSON")
     _database(runs)
 
@@ -171,19 +185,54 @@ def durable_command(args: argparse.Namespace, console: Console, errors: Console)
     except ImportError as exc:
         hint = "durable runs need the dbos extra: pip install 'llm-pod[dbos]'"
         return fail(EXIT_USAGE, f"{hint} ({exc})")
+    _quiet_libraries(debug=args.debug)
     try:
+        database = _checked_database(args.database)
+        if args.command == "runs":
+            _check_runs_arguments(args)  # before the database: a typo costs nothing
         if args.command == "worker":
-            return _worker(args, errors)
-        with durable.DurableRuns(args.database) as runs:
+            return _worker(args, database, errors)
+        with durable.DurableRuns(database) as runs:
             if args.command == "submit":
-                return _submit(args, runs, console)
+                return _submit(args, runs, console, errors)
             if args.command == "approve":
                 return _approve(args, runs, console, errors)
             return _runs(args, runs, console)
     except (PodUsageError, LoadError) as exc:
         return fail(EXIT_USAGE, str(exc), exc)
     except Exception as exc:  # the database or DBOS failed: one line, traceback with --debug
-        return fail(EXIT_FAILED, f"{type(exc).__name__}: {exc}", exc)
+        return fail(EXIT_FAILED, _database_failure(args.database, exc), exc)
+
+
+def _quiet_libraries(*, debug: bool) -> None:
+    """No DBOS or SQLAlchemy log line unless ``--debug`` (then everything, at DEBUG)."""
+    for name in ("dbos", "sqlalchemy"):
+        logger = logging.getLogger(name)
+        logger.disabled = not debug
+        if debug:
+            logger.setLevel(logging.DEBUG)
+
+
+def _checked_database(given: str | None) -> str:
+    from ..durable import database_url
+    from ..durable._system import DATABASE_ENV
+
+    try:
+        return database_url(given)
+    except PodUsageError as exc:
+        source = "--database" if given else f"${DATABASE_ENV}"
+        raise PodUsageError(f"{source}: {exc}") from None
+
+
+def _database_failure(given: str | None, exc: BaseException) -> str:
+    """What went wrong with the database, in the words of its driver (first line)."""
+    cause: BaseException = exc
+    while cause.__cause__ is not None or getattr(cause, "orig", None) is not None:
+        cause = getattr(cause, "orig", None) or cause.__cause__ or cause
+        if cause is exc:
+            break
+    said = str(cause).strip().splitlines()[0] if str(cause).strip() else "no message"
+    return f"the database failed ({given or 'default database'}): {said}"
 
 
 def _approve(args: argparse.Namespace, runs: DurableRuns, console: Console, errors: Console) -> int:
@@ -198,8 +247,11 @@ def _approve(args: argparse.Namespace, runs: DurableRuns, console: Console, erro
             return EXIT_USAGE
     elif not args.no_input and sys.stdin.isatty():
         answer = ask_decisions(info.paused, decided_by=None, console=errors)
-    else:
-        answer = Answer()  # nobody to ask: the hooks are asked again
+    else:  # nothing to send: saying "sent" would be a lie
+        raise PodUsageError(
+            f"no decision for run {args.run_id} and no terminal to ask in: give --approve "
+            "CALL_ID, --skip CALL_ID[=REASON] or --abort"
+        )
     decision = run_decision(answer)
     runs.approve(args.run_id, decision)
     if args.json:
@@ -237,7 +289,7 @@ def run_decision(answer: Answer) -> RunDecision:
     return RunDecision(approve=tuple(approve), skip=skip)
 
 
-def _submit(args: argparse.Namespace, runs: DurableRuns, console: Console) -> int:
+def _submit(args: argparse.Namespace, runs: DurableRuns, console: Console, errors: Console) -> int:
     run_id = runs.submit(args.agent, args.prompt, run_id=args.run_id)
     if not args.wait:
         if args.json:
@@ -245,26 +297,72 @@ def _submit(args: argparse.Namespace, runs: DurableRuns, console: Console) -> in
         else:
             sys.stdout.write(run_id + "\n")
         return EXIT_OK
+    errors.print(f"submitted {run_id}; waiting for it to end or pause", highlight=False)
+    paused = _wait_for_end_or_pause(runs, run_id)
+    if paused is not None:
+        pending = list(paused.pending_calls)
+        reason = paused.paused.reason if paused.paused is not None else ""
+        if args.json:
+            _print_json(
+                {
+                    "run_id": run_id,
+                    "status": "paused",
+                    "reason": reason,
+                    "pending_calls": pending,
+                    "result": None,
+                }
+            )
+        else:
+            console.print(f"{run_id}: paused", highlight=False)
+        errors.print(
+            f"paused: {reason or 'a hook asked for a human'}; decide with: "
+            f"pod approve {run_id} " + " ".join(f"--approve {c}" for c in pending),
+            highlight=False,
+        )
+        return EXIT_PAUSED
     outcome = runs.result(run_id)
     if args.json:
-        _print_json({"run_id": run_id, "result": outcome.result.model_dump(mode="json")})
+        _print_json(
+            {
+                "run_id": run_id,
+                "status": outcome.result.kind,
+                "result": outcome.result.model_dump(mode="json"),
+            }
+        )
     else:
         console.print(f"{run_id}: {outcome.result.kind}", highlight=False)
     return EXIT_OK if outcome.result.kind == "finished" else EXIT_FAILED
 
 
+_WAIT_POLL_SECONDS: Final = 0.2
+
+
+def _wait_for_end_or_pause(runs: DurableRuns, run_id: str) -> RunInfo | None:
+    """Wait until the run ends (``None``) or pauses (the run, paused)."""
+    while True:
+        info = runs.get(run_id)
+        if info.status == "paused":
+            return info
+        if info.status in ("finished", "failed", "cancelled"):
+            return None
+        time.sleep(_WAIT_POLL_SECONDS)
+
+
+def _check_runs_arguments(args: argparse.Namespace) -> None:
+    if args.show is None and args.run_id is not None:
+        raise PodUsageError(f"unexpected {args.run_id!r}: did you mean `pod runs show RUN_ID`?")
+    if args.show is not None and args.run_id is None:
+        raise PodUsageError("pod runs show needs a RUN_ID")
+
+
 def _runs(args: argparse.Namespace, runs: DurableRuns, console: Console) -> int:
     if args.show is None:
-        if args.run_id is not None:
-            raise PodUsageError(f"unexpected {args.run_id!r}: did you mean `pod runs show RUN_ID`?")
         listed = runs.list_runs(limit=args.limit)
         if args.json:
             _print_json([_info_json(info) for info in listed])
         else:
-            console.print(_runs_table(listed))
+            print_records(console, runs_records(listed))
         return EXIT_OK
-    if args.run_id is None:
-        raise PodUsageError("pod runs show needs a RUN_ID")
     info, shown = runs.show(args.run_id)
     if args.json:
         _print_json(
@@ -285,13 +383,11 @@ def _info_json(info: RunInfo) -> object:
     }
 
 
-def _runs_table(listed: Sequence[RunInfo]) -> Table:
-    table = Table(title="durable runs")
+def runs_records(listed: Sequence[RunInfo]) -> Records:
+    """``pod runs`` as records, one per run (its id first: never wrapped)."""
     columns = ("run", "agent", "status", "worker", "pending approvals", "started", "last step")
-    for column in columns:
-        table.add_column(column, overflow="fold")  # whole ids and names, never "…"
-    for info in listed:
-        table.add_row(
+    rows = [
+        (
             info.run_id,
             info.agent,
             info.status,
@@ -300,7 +396,9 @@ def _runs_table(listed: Sequence[RunInfo]) -> Table:
             "" if info.started is None else info.started.strftime("%Y-%m-%d %H:%M:%S"),
             info.last_step or "",
         )
-    return table
+        for info in listed
+    ]
+    return Records("durable runs", columns, rows)
 
 
 def _first_problem(exc: ValidationError) -> str:
@@ -315,14 +413,14 @@ def _print_json(document: object) -> None:
     sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
 
-def _worker(args: argparse.Namespace, errors: Console) -> int:
+def _worker(args: argparse.Namespace, database: str, errors: Console) -> int:
     from dbos import DBOS
 
-    from ..durable import DurableAgent, DurableSettings, database_url, launch, shutdown
+    from ..durable import DurableAgent, DurableSettings, launch, shutdown
 
     try:  # before the app's code is imported: a typo costs nothing
         settings = DurableSettings(
-            database=database_url(args.database),
+            database=database,
             sync=args.sync,
             executor_id=args.executor_id,
             concurrency=args.concurrency,

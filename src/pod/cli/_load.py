@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+import traceback
 import weakref
 from collections.abc import Iterable
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Final, cast
 
 from llm_worker import Tool
 
+from ..hooks._errors import PodUsageError
 from ..hooks._registry import FrozenHookRegistry, HookRegistry
 
 __all__ = ["LoadError", "load_hooks", "load_tools"]
@@ -72,6 +74,8 @@ def _load_object(spec: str) -> object:
         module = _import(module_name)
     except LoadError:
         raise
+    except PodUsageError as exc:  # pod refused what the file does (a hook on the wrong event)
+        raise LoadError(f"{_where_in(module_name, exc)}{_first_line(exc)}") from exc
     except Exception as exc:  # importing user code can raise anything
         raise LoadError(
             f"cannot import {module_name!r}: {type(exc).__name__}: {_first_line(exc)}"
@@ -119,6 +123,19 @@ def _import(name: str) -> ModuleType:
 # Modules this loader ran from files: loading a file of the same name again (another
 # command in the same process, as in tests) replaces them rather than clashing.
 _FROM_FILES: Final[weakref.WeakSet[ModuleType]] = weakref.WeakSet()
+
+
+def _where_in(module_name: str, exc: BaseException) -> str:
+    """``hooks.py, line 7: ``: the innermost line of the traceback in the user's file."""
+    path = Path(module_name).resolve() if module_name.endswith(".py") else None
+    if path is None:
+        spec = importlib.util.find_spec(module_name)
+        path = Path(spec.origin).resolve() if spec is not None and spec.origin else None
+    line = None
+    for frame, number in traceback.walk_tb(exc.__traceback__):
+        if path is not None and Path(frame.f_code.co_filename).resolve() == path:
+            line = number
+    return f"{module_name}, line {line}: " if line is not None else ""
 
 
 def _first_line(exc: BaseException) -> str:

@@ -178,6 +178,13 @@ _NUMBER_OPTIONS: Final[
 """Each number option: its name, flag, type, what is valid, and how to say it."""
 
 
+def _not_a_file(path: Path) -> str | None:
+    """Why ``path`` is not a file to read, or ``None``."""
+    if path.is_dir():
+        return "is a folder; give a file"
+    return None if path.is_file() else "no such file"
+
+
 def _check_options(merged: dict[str, Any], problems: list[str]) -> RunOptions | None:
     numbers = {
         name: _number(
@@ -199,13 +206,15 @@ def _check_options(merged: dict[str, Any], problems: list[str]) -> RunOptions | 
     if not workdir.is_dir():
         problems.append(f"--workdir {workdir}: no such folder")
     rules = merged["rules"]
-    if rules is not None and not Path(rules).is_file():
-        problems.append(f"--rules {rules}: no such file")
+    if rules is not None and (problem := _not_a_file(Path(rules))) is not None:
+        problems.append(f"--rules {rules}: {problem}")
         rules = None
-    claude_settings = tuple(str(Path(s).resolve()) for s in merged["claude_settings"] or ())
+    claude_settings: list[str] = []
     for settings in merged["claude_settings"] or ():
-        if not Path(settings).is_file():
-            problems.append(f"--claude-settings {settings}: no such file")
+        if (problem := _not_a_file(Path(settings))) is not None:
+            problems.append(f"--claude-settings {settings}: {problem}")
+        else:
+            claude_settings.append(str(Path(settings).resolve()))
     model = merged["model"]
     if not model:
         problems.append("--model is required")
@@ -214,7 +223,7 @@ def _check_options(merged: dict[str, Any], problems: list[str]) -> RunOptions | 
         model=str(model),
         base_url=merged["base_url"],
         rules=str(Path(rules).resolve()) if rules is not None else None,
-        claude_settings=claude_settings,
+        claude_settings=tuple(claude_settings),
         hooks=tuple(_absolute_spec(s) for s in merged["hooks"] or ()),
         tools=tuple(_absolute_spec(s) for s in merged["tools"] or ()),
         workdir=str(workdir.resolve()),
@@ -259,8 +268,10 @@ def build_pod(
                 policy = load_policy(options.rules, workspace=options.workdir)
                 permissions = policy.permissions_or_refuse()
                 configured += policy.hooks
-            except (PodUsageError, OSError, ValueError) as exc:
-                problems.append(f"--rules {options.rules}: {exc}")
+            except (PodUsageError, OSError, ValueError) as exc:  # one line per problem
+                problems.extend(
+                    f"--rules {options.rules}: {line}" for line in str(exc).splitlines()
+                )
         for settings in options.claude_settings:
             try:
                 configured += load_claude_settings(settings, project_dir=options.workdir)
@@ -277,9 +288,12 @@ def build_pod(
             problems.append(f"--hooks {spec}: {exc}")
     for spec in merged["tools"] or ():
         try:
-            tools.extend(load_tools([spec]))
+            loaded = load_tools([spec])
         except LoadError as exc:
             problems.append(f"--tools {spec}: {exc}")
+            continue
+        problems.extend(_name_clashes(spec, loaded, tools))
+        tools.extend(loaded)
     if args.save is not None and args.save.is_dir():
         problems.append(f"--save {args.save}: is a folder; give a file name")
     if problems and missing_key is not None:
@@ -302,6 +316,21 @@ def build_pod(
         problems.append(str(exc))
         return None
     return options, client, pod
+
+
+def _name_clashes(spec: str, loaded: list[Tool], earlier: list[Tool]) -> list[str]:
+    """A tool of ``spec`` named like a workspace tool or a tool loaded before it."""
+    taken = {tool.name: "a workspace tool" for tool in workspace_tools(Path())}
+    taken |= {tool.name: "a tool of an earlier --tools" for tool in earlier}
+    problems: list[str] = []
+    for tool in loaded:
+        if tool.name in taken:
+            problems.append(
+                f"--tools {spec}: {tool.name!r} is already the name of {taken[tool.name]}; "
+                "rename the tool"
+            )
+        taken[tool.name] = "another tool of the same --tools"
+    return problems
 
 
 def _policy_commands(configured: list[ConfiguredCommandHook]) -> FrozenHookRegistry:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from typing import Any, Final, TextIO, final
+from typing import Any, TextIO, final
 
 from rich.console import Console
 from rich.markup import escape
@@ -22,18 +22,22 @@ from rich.text import Text
 from llm_worker import Usage
 
 from ..runtime._pod import PodResult
-from ..runtime._trace import TraceEvent, decided_by
+from ..runtime._trace import TraceEvent
 from ._demo import render_trace_event
 
-__all__ = ["RunOutput", "RunStats", "result_object"]
-
-_PAUSE_PREFIX: Final = "Pause"
+__all__ = ["RunOutput", "RunStats", "console_for", "result_object"]
 
 
-def console_for(stream: TextIO) -> Console:
-    """A console on ``stream``: soft-wrapped (rich never cuts a line), no markup
-    highlighting of arbitrary text."""
-    return Console(file=stream, soft_wrap=True, highlight=False)
+def console_for(stream: TextIO, *, soft_wrap: bool = True) -> Console:
+    """A console on ``stream``: soft-wrapped unless told (rich never cuts a line), no
+    highlighting of arbitrary text, and a closed pipe raises ``BrokenPipeError`` (the
+    command ends quietly: ``pod.cli._main``)."""
+    return _Console(file=stream, soft_wrap=soft_wrap, highlight=False)
+
+
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError  # rich's own answer, exit 1, would differ from the rest
 
 
 @final
@@ -90,10 +94,10 @@ class RunOutput:
         self.stats.count(event)
         if event.source == "hooks" and event.actor == "PRE_LLM_REQUEST":
             self.streamed.clear()  # a new reply: the answer is the last reply's text
-        if event.decision is not None and event.decision.startswith(_PAUSE_PREFIX):
-            self.paused_by = decided_by(event.decision)
+        if event.decided is not None and event.decided.kind == "Pause":
+            self.paused_by = event.decided.hook
         if self.json_lines:
-            self._json({"type": "trace", **event.model_dump()})
+            self._json(trace_object(event))
             return
         if self.quiet:
             return
@@ -163,6 +167,16 @@ class RunOutput:
     def _json(self, document: dict[str, Any]) -> None:
         self._stdout.write(json.dumps(document, ensure_ascii=False) + "\n")
         self._stdout.flush()
+
+
+def trace_object(event: TraceEvent) -> dict[str, Any]:
+    """A ``--json`` trace line: the decision as data (``{"kind", "reason", "hook"}``)."""
+    decided = None if event.decided is None else event.decided.model_dump()
+    return {
+        "type": "trace",
+        **event.model_dump(exclude={"decision", "decided"}),
+        "decision": decided,
+    }
 
 
 def result_object(

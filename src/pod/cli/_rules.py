@@ -9,9 +9,11 @@ stderr; exit 0 when the file is sound, 2 when it is not.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from rich.console import Console
 from rich.markup import escape
@@ -79,19 +81,34 @@ def rules_command(args: argparse.Namespace, console: Console, errors: Console) -
     if args.file is None and not args.claude_settings:
         errors.print("[bold red]error:[/] give a policy FILE, --claude-settings PATH, or both")
         return EXIT_USAGE
+    problems: list[str] = []
+    tools: list[Tool] = list(workspace_tools(args.workdir))
     try:
-        tools: list[Tool] = [*workspace_tools(args.workdir), *load_tools(args.tools)]
-        policy = load_policy(args.file, workspace=args.workdir) if args.file else None
-        permissions = policy.permissions_or_refuse() if policy else None
-        if permissions is not None:
-            permissions.check_tools(tools)
-        hooks = [*(policy.hooks if policy else ())]
-        for settings in args.claude_settings:
-            hooks += load_claude_settings(settings, project_dir=args.workdir)
-    except (PodUsageError, UsageError, LoadError, OSError) as exc:
+        tools += load_tools(args.tools)
+    except LoadError as exc:
+        problems.append(str(exc))
+    policy = None
+    if args.file is not None and (problem := _not_a_file(args.file)) is not None:
+        problems.append(f"{args.file}: {problem}")
+    elif args.file is not None:
+        policy = _checked(lambda: load_policy(args.file, workspace=args.workdir), problems)
+    permissions = _checked(policy.permissions_or_refuse, problems) if policy else None
+    if permissions is not None:
+        _checked(lambda: permissions.check_tools(tools), problems)
+    hooks = [*(policy.hooks if policy else ())]
+    for settings in args.claude_settings:
+        if (problem := _not_a_file(settings)) is not None:
+            problems.append(f"{settings}: {problem}")
+            continue
+        loaded = _checked(
+            functools.partial(load_claude_settings, settings, project_dir=args.workdir), problems
+        )
+        hooks += loaded or []
+    if problems:  # every one at once, one line each
         if args.json:
-            console.print_json(json.dumps({"ok": False, "error": str(exc)}))
-        errors.print(f"[bold red]error:[/] {escape(str(exc))}")
+            console.print_json(json.dumps({"ok": False, "error": problems[0], "errors": problems}))
+        for problem in problems:
+            errors.print(f"[bold red]error:[/] {escape(problem)}")
         return EXIT_USAGE
     names = sorted(tool.name for tool in tools)
     rules = len(permissions.rules) if permissions else 0
@@ -117,6 +134,24 @@ def rules_command(args: argparse.Namespace, console: Console, errors: Console) -
             highlight=False,
         )
     return EXIT_OK
+
+
+T = TypeVar("T")
+
+
+def _checked(check: Callable[[], T], problems: list[str]) -> T | None:
+    """``check()``, or ``None`` with each line of its refusal added to ``problems``."""
+    try:
+        return check()
+    except (PodUsageError, UsageError, LoadError, OSError) as exc:
+        problems.extend(str(exc).splitlines() or [type(exc).__name__])
+        return None
+
+
+def _not_a_file(path: Path) -> str | None:
+    if path.is_dir():
+        return "is a folder; give a file"
+    return None if path.is_file() else "no such file"
 
 
 def add_command_schema_arguments(schema: argparse.ArgumentParser) -> None:

@@ -28,6 +28,7 @@ from llm_worker import (
     ContextTooLongError,
     LlmClient,
     LlmClientError,
+    Message,
     Paused,
     SnapshotError,
     WorkerStateError,
@@ -38,6 +39,7 @@ from ..runtime._pod import Pod, PodResult
 from ._decisions import (
     USER_ABORT_REASON,
     Answer,
+    answered_events,
     ask_decisions,
     decisions_from_arguments,
     decisions_given,
@@ -207,6 +209,7 @@ def resume_command(args: argparse.Namespace, parser: argparse.ArgumentParser) ->
         return _drive(session, lambda: pod.run(prompt), None)
     if answer is None:
         return _drive(session, None, paused)
+    _record(output, paused, answer)
     if answer.end_run:
         return _drive(session, lambda: pod.abort(USER_ABORT_REASON), None)
     decisions = answer.decisions
@@ -214,6 +217,22 @@ def resume_command(args: argparse.Namespace, parser: argparse.ArgumentParser) ->
 
 
 # -- running, answering pauses, saving ---------------------------------------------------
+
+
+def _record(output: RunOutput, paused: Paused, answer: Answer) -> None:
+    """A person's decisions go in the trace (and ``--json``) as the hooks' do."""
+    for event in answered_events(paused, answer):
+        output.trace(event)
+
+
+def _answer_under_review(pod: Pod, paused: Paused) -> str | None:
+    """At a ``TURN_END`` pause, the answer the run would give: a person reviews it."""
+    if paused.point != "turn_end":
+        return None
+    for item in reversed(pod.history):
+        if isinstance(item, Message) and item.role == "assistant":
+            return item.text
+    return None
 
 
 def _drive(
@@ -237,12 +256,17 @@ def _drive(
             output.end_streamed_line()
             try:
                 asking = True
-                answer = ask_decisions(result, decided_by=output.paused_by, console=output.errors)
+                answer = ask_decisions(
+                    result,
+                    decided_by=output.paused_by,
+                    console=output.errors,
+                    under_review=_answer_under_review(pod, result),
+                )
             except EOFError:
                 output.note("")
                 break  # nobody to answer any more: save it
-            finally:
-                asking = False
+            asking = False  # not in a finally: Ctrl-C at the prompt must still see it
+            _record(output, result, answer)
             if answer.end_run:  # a pause with no pending call: ends as a hook's Abort would
                 result = runner.run(pod.abort(USER_ABORT_REASON))
             else:
@@ -319,10 +343,7 @@ def _report(session: _Session, result: PodResult) -> int:
 def _cancelled(session: _Session, paused: Paused | None) -> int:
     output, pod = session.output, session.pod
     snapshot = _save_or_say_why(session, paused)
-    output.error(
-        f"cancelled: the run was interrupted; the history is well-formed "
-        f"({len(pod.history)} items, every tool call has its result)"
-    )
+    output.error(f"cancelled: {_interrupted_state(len(pod.history), paused)}")
     if snapshot is not None:
         _say_saved(session, snapshot, paused)
     output.result(
@@ -337,6 +358,20 @@ def _cancelled(session: _Session, paused: Paused | None) -> int:
         )
     )
     return EXIT_CANCELLED
+
+
+def _interrupted_state(items: int, paused: Paused | None) -> str:
+    """What an interrupted run left, truthfully: at a pause its calls wait, undecided."""
+    if paused is not None and paused.pending_calls:
+        calls = ", ".join(call.call_id for call in paused.pending_calls)
+        return (
+            f"the run was interrupted at a pause ({items} items); its pending calls "
+            f"({calls}) are saved undecided, for pod resume to decide"
+        )
+    return (
+        f"the run was interrupted; the history is well-formed ({items} items, every tool "
+        "call has its result)"
+    )
 
 
 def _save_or_say_why(session: _Session, paused: Paused | None) -> Path | None:

@@ -63,6 +63,7 @@ __all__ = [
     "RunDecision",
     "RunEnd",
     "RunOutcome",
+    "defined_agents",
     "history_event",
     "new_run_id",
 ]
@@ -146,6 +147,14 @@ def history_event(part: int) -> str:
     return f"{HISTORY_EVENT_PREFIX}{part}"
 
 
+_DEFINED: Final[set[str]] = set()
+
+
+def defined_agents() -> frozenset[str]:
+    """The names of the agents defined in this process (what its worker serves)."""
+    return frozenset(_DEFINED)
+
+
 def new_run_id() -> str:
     """A fresh run id (``run-`` and 12 hex digits)."""
     return f"run-{uuid.uuid4().hex[:12]}"
@@ -201,6 +210,7 @@ class DurableAgent:
 
         self.workflow_name = RUN_WORKFLOW_PREFIX + name
         self._workflow = DBOS.workflow(name=self.workflow_name)(durable_run)
+        _DEFINED.add(name)
 
     def pod(self) -> Pod:
         """A fresh Pod of this agent whose every step is checkpointed inside a workflow."""

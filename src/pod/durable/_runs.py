@@ -28,6 +28,7 @@ from ._agent import (
     history_event,
     new_run_id,
 )
+from ._served import served_agents
 from ._steps import POD_STEP, step_names
 from ._system import APP_VERSION, QUEUE_NAME, database_url, sqlite_path
 
@@ -87,8 +88,11 @@ class DurableRuns:
     def __init__(self, database: str | None = None) -> None:
         self.database = database_url(database)
         path = sqlite_path(self.database)
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)  # .pod/ on first use
+        if path is not None and not path.is_file():  # nothing is created for a reader
+            raise PodUsageError(
+                f"no durable runs here: {path} does not exist (start `pod worker` in this "
+                "folder, or give the database of the workers)"
+            )
         self._client = DBOSClient(system_database_url=self.database)
 
     def close(self) -> None:
@@ -136,6 +140,19 @@ class DurableRuns:
         """
         if self._unused():
             raise PodUsageError(f"no worker has used {self.database} yet: start `pod worker`")
+        served = served_agents(self.database)
+        if agent not in served:
+            known = ", ".join(sorted(served)) or "none yet"
+            raise PodUsageError(
+                f"no worker serves an agent {agent!r} (agents served here: {known}); "
+                "start a `pod worker` whose --app defines it"
+            )
+        if run_id is not None and self._client.list_workflows(
+            workflow_ids=[run_id], load_input=False, load_output=False
+        ):
+            raise PodUsageError(
+                f"run id {run_id!r} is taken: give another, or none for a fresh one"
+            )
         run_id = run_id or new_run_id()
         self._client.enqueue(
             {

@@ -16,16 +16,19 @@ run again. SQLite always uses WAL, so readers (``pod runs``) never block the wor
 
 from __future__ import annotations
 
+import fcntl
 import os
 import socket
 import sqlite3
 import sys
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Literal, Self, TypeAlias, final
+from typing import TYPE_CHECKING, Final, Literal, Self, TextIO, TypeAlias, final
 
 from dbos import DBOS, DBOSConfig
 from pydantic import BaseModel, Field, model_validator
+
+from ..hooks._errors import PodUsageError
 
 if TYPE_CHECKING:
     from ._takeover import Heartbeat, TakeoverError
@@ -98,9 +101,23 @@ class DurableSettings(BaseModel, frozen=True, extra="forbid"):
         return self
 
 
+_SUPPORTED: Final = ("sqlite:///", "postgresql://", "postgres://", "postgresql+psycopg://")
+
+
 def database_url(url: str | None = None) -> str:
-    """The database to use: ``url``, else ``$POD_DATABASE_URL``, else the SQLite default."""
-    return url or os.environ.get(DATABASE_ENV) or DEFAULT_DATABASE
+    """The database to use: ``url``, else ``$POD_DATABASE_URL``, else the SQLite default.
+
+    Raises:
+        PodUsageError: it is neither ``sqlite:///PATH`` nor a ``postgresql://`` URL.
+    """
+    chosen = url or os.environ.get(DATABASE_ENV) or DEFAULT_DATABASE
+    scheme = next((prefix for prefix in _SUPPORTED if chosen.startswith(prefix)), None)
+    if scheme is None or len(chosen) == len(scheme):
+        raise PodUsageError(
+            f"{chosen!r} is not a database pod can use: give sqlite:///PATH or "
+            "postgresql://USER@HOST[:PORT]/DATABASE"
+        )
+    return chosen
 
 
 def sqlite_path(url: str) -> Path | None:
@@ -150,12 +167,17 @@ async def launch(settings: DurableSettings | None = None) -> None:
     exits at once (status 1), as its runs are running elsewhere.
     """
     settings = settings if settings is not None else DurableSettings()
+    _process.lock = _only_worker(settings.database)
     DBOS(config=_config(settings))
     heartbeat = _heartbeat(settings)
     # Registered before DBOS takes runs, so a worker never holds a run without a row (but a
     # database DBOS has not created yet has no table: then just after).
     registered = heartbeat is not None and _registered(heartbeat)
     DBOS.launch()
+    from ._agent import defined_agents
+    from ._served import record_served
+
+    record_served(settings.database, defined_agents())
     if heartbeat is not None:
         if not registered:
             heartbeat.register()
@@ -180,6 +202,37 @@ def shutdown() -> None:
     close_writers()
     DBOS.destroy(destroy_registry=False)
     _process.heartbeat = None
+    if _process.lock is not None:
+        _process.lock.close()  # the lock goes with the file descriptor
+        _process.lock = None
+
+
+def _only_worker(database: str) -> TextIO | None:
+    """Hold the lock of a SQLite database's one worker (``PATH.worker-lock``), for the
+    life of this process's launch; ``None`` on PostgreSQL, where workers share.
+
+    Raises:
+        PodUsageError: another process holds it (it would take this one's runs over).
+    """
+    path = sqlite_path(database)
+    if path is None:
+        return None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock = path.with_name(path.name + ".worker-lock").open("a+")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.seek(0)
+        holder = lock.read().strip() or "another process"
+        lock.close()
+        raise PodUsageError(
+            f"{database} is served by a worker already ({holder}): SQLite has one worker; "
+            "stop it first, or use PostgreSQL for several"
+        ) from None
+    lock.truncate(0)
+    lock.write(f"pid {os.getpid()}")
+    lock.flush()
+    return lock
 
 
 def _heartbeat(settings: DurableSettings) -> Heartbeat | None:
@@ -220,6 +273,7 @@ class _Process:
     """What this process launched: DBOS lives once per process, and so does this."""
 
     heartbeat: Heartbeat | None = None
+    lock: TextIO | None = None
 
 
 _process: Final = _Process()

@@ -79,6 +79,17 @@ class PermissionRulesError(PodUsageError):
         what = "" if rule is None else f"[[{table}]] {rule}: "
         super().__init__(f"{where}: {what}{problem}")
 
+    also: tuple[PermissionRulesError, ...] = ()
+    """The policy's other problems, found in the same check (the message has one line each)."""
+
+    @staticmethod
+    def together(problems: list[PermissionRulesError]) -> PermissionRulesError:
+        """The first of ``problems`` carrying the others: every one is reported at once."""
+        first = problems[0]
+        first.also = tuple(problems[1:])
+        first.args = ("\n".join(str(problem.args[0]) for problem in problems),)
+        return first
+
 
 class CommandHookError(PodError):
     """A :class:`~pod.CommandHook`'s command failed at run time (the command's fault, not the

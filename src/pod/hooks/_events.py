@@ -200,7 +200,15 @@ class UnknownEventError(PodUsageError):
 
     def __init__(self, event: object) -> None:
         self.event = event
-        if isinstance(event, str):
+        named = [
+            known for known in CATALOGUE if isinstance(event, str) and known.name == event.lower()
+        ]
+        if named:  # the event's name where the event was wanted: registry.on("pre_tool_call")
+            message = (
+                f"{event!r} is the name of an event, not the event: give "
+                f"events.{named[0].name.upper()} (from pod import events)"
+            )
+        elif isinstance(event, str):
             names = ", ".join(known.name for known in CATALOGUE)
             message = f"no hook event {event!r}; events: {names}"
         else:

@@ -151,11 +151,19 @@ def parse_policy(
         )
     rule_tables = _tables(document, "rule", source, lines)
     hook_tables = _tables(document, "hook", source, lines)
-    rules = _build(rule_tables, "rule", source, lines, _rule)
+    problems: list[PermissionRulesError] = []
+    rules = _build(rule_tables, "rule", source, lines, _rule, problems=problems)
     base = Path(base_dir)
     hooks = _build(
-        hook_tables, "hook", source, lines, lambda t: build_command_hook(t, base_dir=base)
+        hook_tables,
+        "hook",
+        source,
+        lines,
+        lambda t: build_command_hook(t, base_dir=base),
+        problems=problems,
     )
+    if problems:  # every bad table at once
+        raise PermissionRulesError.together(problems)
     permissions: PermissionHook | None = None
     if rules or written_default is not None:
         default: PermissionAction = "allow" if written_default == "allow" else "deny"
@@ -205,7 +213,10 @@ def _build(
     source: str,
     lines: TomlLines,
     build: Callable[[Mapping[str, object]], T],
+    *,
+    problems: list[PermissionRulesError],
 ) -> list[T]:
+    """The tables built; the problem of each bad one is added to ``problems``."""
     headers = _header_lines(tables, name, lines)
     built: list[T] = []
     for index, table in enumerate(tables):
@@ -219,7 +230,9 @@ def _build(
                 if problem.field is not None:
                     field_line = lines.key_line(problem.field, first=headers[index], stop=stop)
                 line = field_line or headers[index]
-            raise PermissionRulesError(
-                source=source, line=line, rule=index + 1, table=name, problem=problem.problem
-            ) from None
+            problems.append(
+                PermissionRulesError(
+                    source=source, line=line, rule=index + 1, table=name, problem=problem.problem
+                )
+            )
     return built

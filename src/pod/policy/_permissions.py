@@ -319,19 +319,23 @@ class PermissionHook(Hook[ToolCallSummary, Continue | Skip]):
         accepts every name). The Pod calls this before the run starts.
 
         Raises:
-            PermissionRulesError: the first rule that cannot apply, with its line, what is
-                wrong and the tools (or parameters) there are.
+            PermissionRulesError: every rule that cannot apply (the first, with the others
+                in ``also``), with its line, what is wrong and the tools (or parameters)
+                there are.
         """
+        problems: list[PermissionRulesError] = []
         available = {tool.name: tool for tool in tools}
         names = ", ".join(sorted(available)) or "none"
         for index, rule in enumerate(self._rules):
             matched = [t for name, t in available.items() if fnmatch.fnmatchcase(name, rule.tool)]
             if not matched:
                 self._refuse(
+                    problems,
                     index,
                     f"tool {rule.tool!r} matches no tool of this run (tools: {names}); "
                     "fix the name or remove the rule",
                 )
+                continue
             parameters = [_parameters(tool) for tool in matched]
             for argument in rule.argument_names():
                 if not any(p is None or argument in p for p in parameters):
@@ -340,14 +344,19 @@ class PermissionHook(Hook[ToolCallSummary, Continue | Skip]):
                         for tool, p in zip(matched, parameters, strict=True)
                     )
                     self._refuse(
+                        problems,
                         index,
                         f"argument {argument!r} is not a parameter of any tool {rule.tool!r} "
                         f"matches ({declared}); fix the argument name or the tool glob",
                     )
+        if problems:
+            raise PermissionRulesError.together(problems)
 
-    def _refuse(self, index: int, problem: str) -> None:
-        raise PermissionRulesError(
-            source=self._source, line=self._lines[index], rule=index + 1, problem=problem
+    def _refuse(self, problems: list[PermissionRulesError], index: int, problem: str) -> None:
+        problems.append(
+            PermissionRulesError(
+                source=self._source, line=self._lines[index], rule=index + 1, problem=problem
+            )
         )
 
     def __call__(self, call: ToolCallSummary) -> Continue | Skip:

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from llm_worker import (
     Abort,
     AbortInfo,
+    Approve,
     Continue,
     HookPoint,
     Pause,
@@ -30,15 +31,42 @@ from llm_worker import (
 
 from ..telemetry import DecidingHooks
 
-__all__ = ["TraceEvent", "TraceSource", "Tracer", "TracingHookPort", "decided_by"]
+__all__ = [
+    "TraceEvent",
+    "TraceSource",
+    "TracedDecision",
+    "Tracer",
+    "TracingHookPort",
+    "decided_by",
+    "traced_decision",
+]
 
-TraceSource: TypeAlias = Literal["interceptor", "hooks", "pod"]
-"""Who acted: an internal interceptor, the hooks of an event, or the Pod itself."""
+TraceSource: TypeAlias = Literal["interceptor", "hooks", "pod", "person"]
+"""Who acted: an internal interceptor, the hooks of an event, the Pod itself, or a person
+answering a pause (the CLI's approval prompt and ``--approve``/``--skip``/``--abort``)."""
 
 _ARGUMENTS_PREVIEW: Final = 80
 
 InputT = TypeVar("InputT", bound=BaseModel)
 DecisionT = TypeVar("DecisionT")
+
+
+@final
+class TracedDecision(BaseModel, frozen=True, extra="forbid"):
+    """A decision as data: what it was, why, and which hook made it."""
+
+    kind: Literal["Continue", "Skip", "Abort", "Pause", "Rewrite", "observed"]
+    """The decision's class; ``observed`` for an observe-only event."""
+    reason: str | None = None
+    """The reason it gave (``Skip``, ``Abort``, ``Pause``)."""
+    hook: str | None = None
+    """The hook that decided, by its public name; ``None`` when every hook continued (or a
+    person decided)."""
+
+    def display(self) -> str:
+        """``Skip: reason (by my.hook)``: the decision in one line, as the trace prints it."""
+        text = f"{self.kind}: {self.reason}" if self.reason else self.kind
+        return f"{text}{_BY}{self.hook})" if self.hook else text
 
 
 @final
@@ -52,29 +80,45 @@ class TraceEvent(BaseModel, frozen=True, extra="forbid"):
     message: str
     """What happened, in one line."""
     decision: str | None = None
-    """For ``hooks``: the decision they reached (``Continue``, ``Skip: reason``, ...)."""
+    """For ``hooks`` and ``person``: the decision reached, in one line (``Continue``,
+    ``Skip: reason (by my.hook)``, ...): ``decided.display()``."""
+    decided: TracedDecision | None = None
+    """The same decision as data (``--json`` prints this one)."""
 
 
 Tracer: TypeAlias = Callable[[TraceEvent], None]
 """Receives trace events; called synchronously on the task running the Pod."""
 
 
+def traced_decision(
+    decision: Continue | Approve | Skip | Abort | Pause | Rewrite | None,
+    hook: str | None = None,
+) -> TracedDecision:
+    """A decision as the trace records it (``None``: an observe-only event; an ``Approve``
+    of a paused call is recorded as the ``Continue`` it resolves to)."""
+    match decision:
+        case Approve():
+            return TracedDecision(kind="Continue", hook=hook)
+        case Rewrite(reason=reason, arguments=arguments, then=then):
+            rewrite = f"{reason} -> {_preview(arguments)}"
+            if then is not None:
+                rewrite = f"{rewrite}, then {describe_decision(then)}"
+            return TracedDecision(kind="Rewrite", reason=rewrite, hook=hook)
+        case None:
+            return TracedDecision(kind="observed", hook=hook)
+        case Continue():
+            return TracedDecision(kind="Continue", hook=hook)
+        case Skip(reason=reason):
+            return TracedDecision(kind="Skip", reason=reason, hook=hook)
+        case Abort(reason=reason):
+            return TracedDecision(kind="Abort", reason=reason, hook=hook)
+        case Pause(reason=reason):
+            return TracedDecision(kind="Pause", reason=reason or None, hook=hook)
+
+
 def describe_decision(decision: Continue | Skip | Abort | Pause | Rewrite | None) -> str:
     """Return a one-line description of a decision (``None`` for observe-only events)."""
-    match decision:
-        case Rewrite(reason=reason, arguments=arguments, then=then):
-            rewrite = f"Rewrite: {reason} -> {_preview(arguments)}"
-            return rewrite if then is None else f"{rewrite}, then {describe_decision(then)}"
-        case None:
-            return "observed"
-        case Continue():
-            return "Continue"
-        case Skip(reason=reason):
-            return f"Skip: {reason}"
-        case Abort(reason=reason):
-            return f"Abort: {reason}"
-        case Pause(reason=reason):
-            return f"Pause: {reason}" if reason else "Pause"
+    return traced_decision(decision).display()
 
 
 _BY: Final = " (by "
@@ -157,12 +201,17 @@ class TracingHookPort:
         message = _MESSAGES.get(point.name, _fields)(info)
         deciders: list[str] = []
         decision = await self._hooks.ask(point, info, on_decided=deciders.append)
-        described = describe_decision(decision)  # type: ignore[arg-type]  # a decision or None
-        if deciders:
-            described += f"{_BY}{deciders[0]})"
+        decided = traced_decision(
+            decision,  # type: ignore[arg-type]  # a decision or None
+            deciders[0] if deciders else None,
+        )
         self._trace(
             TraceEvent(
-                source="hooks", actor=point.name.upper(), message=message, decision=described
+                source="hooks",
+                actor=point.name.upper(),
+                message=message,
+                decision=decided.display(),
+                decided=decided,
             )
         )
         return decision
