@@ -63,8 +63,11 @@ from ._snapshot import parse_snapshot_json as parse_snapshot_json
 
 # Every event's Input, point and decision alias: a new event is exported with no edit here.
 from ._summaries import *  # noqa: F403
+from ._text import REASON_BYTES as REASON_BYTES
+from ._text import bounded as bounded
 from ._text import utf8_len as utf8_len
 from ._text import utf8_prefix as utf8_prefix
+from ._text import visible as visible
 from ._tool_calls import CallResolution as CallResolution
 from ._tools import FunctionTool as FunctionTool
 from ._tools import PrivilegedTool as PrivilegedTool
@@ -79,6 +82,7 @@ from .interceptor import ToolResultInfo as ToolResultInfo
 __all__ = [
     "ITEMS_ADAPTER",
     "NO_HOOKS",
+    "REASON_BYTES",
     "SNAPSHOT_VERSION",
     "Abort",
     "Aborted",
@@ -137,11 +141,13 @@ __all__ = [
     "WorkerStateError",
     "WorkerStatus",
     "Yielded",
+    "bounded",
     "check_known_version",
     "check_snapshot_header",
     "parse_snapshot_json",
     "tool",
     "utf8_len",
     "utf8_prefix",
+    "visible",
 ]
 __all__ += _summaries.__all__

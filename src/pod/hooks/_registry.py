@@ -38,7 +38,7 @@ from typing import (
 from pydantic import BaseModel
 from typing_extensions import override
 
-from llm_worker import HookFailedError, HookPoint, Skip
+from llm_worker import HookFailedError, HookPoint, Skip, bounded, visible
 
 from . import _events as events
 from ._base import declared_event, input_mismatch
@@ -450,6 +450,7 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
         if registration.on_error == "deny":
             return Skip(reason=str(error))
         if registration.on_error == "ignore":
-            _log.warning("%s (ignored: on_error='ignore')", error)
+            # A plain-text log: the hook's text is bounded and its control characters shown.
+            _log.warning("%s (ignored: on_error='ignore')", visible(bounded(str(error))))
             return None
         raise error from exc
