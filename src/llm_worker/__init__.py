@@ -55,6 +55,7 @@ from ._results import PendingCall as PendingCall
 from ._results import WorkerResult as WorkerResult
 from ._results import Yielded as Yielded
 from ._run_state import WorkerStatus as WorkerStatus
+from ._snapshot import MAX_SNAPSHOT_BYTES as MAX_SNAPSHOT_BYTES
 from ._snapshot import SNAPSHOT_VERSION as SNAPSHOT_VERSION
 from ._snapshot import WorkerSnapshot as WorkerSnapshot
 from ._snapshot import check_known_version as check_known_version
@@ -97,6 +98,7 @@ __all__ = [
     "Interceptor",
     "Item",
     "LimitReached",
+    "MAX_SNAPSHOT_BYTES",
     "LlmClient",
     "LlmClientError",
     "LlmRequest",
