@@ -82,6 +82,7 @@ from .interceptor import ToolResultInfo as ToolResultInfo
 
 __all__ = [
     "ITEMS_ADAPTER",
+    "MAX_SNAPSHOT_BYTES",
     "NO_HOOKS",
     "REASON_BYTES",
     "SNAPSHOT_VERSION",
@@ -98,7 +99,6 @@ __all__ = [
     "Interceptor",
     "Item",
     "LimitReached",
-    "MAX_SNAPSHOT_BYTES",
     "LlmClient",
     "LlmClientError",
     "LlmRequest",

@@ -124,8 +124,7 @@ def _paired(history: list[Item]) -> tuple[dict[str, ToolCall], set[str]]:
         if isinstance(item, ToolCall):
             if item.call_id in calls:
                 raise SnapshotError(
-                    f"inconsistent snapshot: call id {item.call_id!r} appears twice "
-                    f"(item {index})"
+                    f"inconsistent snapshot: call id {item.call_id!r} appears twice (item {index})"
                 )
             calls[item.call_id] = item
         elif isinstance(item, ToolResult):
