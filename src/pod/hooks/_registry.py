@@ -44,7 +44,7 @@ from . import _events as events
 from ._base import declared_event, input_mismatch
 from ._errors import PodUsageError, RegistryFrozenError
 from ._events import HookEvent, UnknownEventError
-from ._exchange import awaited_coroutine, illegal, legal_copy, own_copy
+from ._exchange import awaited_coroutine, copier, illegal, legal_copy
 from ._names import hook_name, raised
 
 __all__ = ["FailurePolicy", "FrozenHookRegistry", "HookRegistry", "reads_only_hook"]
@@ -381,6 +381,7 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
         first_failure: HookFailedError | None = None
         hooks = entry.hooks
         last = hooks[-1] if hooks else None  # each registration is a distinct object
+        copy: Callable[[], InputT] | None = None  # made once per event, when first needed
         for registration in hooks:
             decision: object
             cause: Exception | None = None
@@ -388,7 +389,11 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
                 # Each hook gets an Input of its own: whatever it does to it, no other hook,
                 # the trace or the engine sees it. The last hook gets the original, which
                 # nothing reads after it: one hook per event costs no copy at all.
-                own = info if registration is last or registration.reads_only else own_copy(info)
+                if registration is last or registration.reads_only:
+                    own = info
+                else:
+                    copy = copy or copier(info)
+                    own = copy()
                 if registration.timeout is None:
                     decision = registration.fn(own)
                     if registration.is_async:
