@@ -20,7 +20,7 @@ import json
 import os
 import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -140,7 +140,7 @@ class SavedRunTakenError(Exception):
 
 
 @contextmanager
-def taking_saved_run(path: Path) -> Iterator[tuple[SavedRun, Callable[[], None]]]:
+def taking_saved_run(path: Path) -> Generator[tuple[SavedRun, Callable[[], None]]]:
     """Hold ``path`` for one resume: the saved run, and ``take`` to mark it resumed.
 
     An exclusive lock on the file is held until the block ends; ``take`` rewrites the file
