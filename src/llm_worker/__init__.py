@@ -59,6 +59,7 @@ from ._results import PendingCall as PendingCall
 from ._results import WorkerResult as WorkerResult
 from ._results import Yielded as Yielded
 from ._run_state import WorkerStatus as WorkerStatus
+from ._snapshot import MAX_SNAPSHOT_BYTES as MAX_SNAPSHOT_BYTES
 from ._snapshot import SNAPSHOT_VERSION as SNAPSHOT_VERSION
 from ._snapshot import WorkerSnapshot as WorkerSnapshot
 from ._snapshot import check_known_version as check_known_version
@@ -67,8 +68,11 @@ from ._snapshot import parse_snapshot_json as parse_snapshot_json
 
 # Every event's Input, point and decision alias: a new event is exported with no edit here.
 from ._summaries import *  # noqa: F403
+from ._text import REASON_BYTES as REASON_BYTES
+from ._text import bounded as bounded
 from ._text import utf8_len as utf8_len
 from ._text import utf8_prefix as utf8_prefix
+from ._text import visible as visible
 from ._tool_calls import CallResolution as CallResolution
 from ._tool_runner import current_tool_call_id as current_tool_call_id
 from ._tools import FunctionTool as FunctionTool
@@ -83,7 +87,9 @@ from .interceptor import ToolResultInfo as ToolResultInfo
 
 __all__ = [
     "ITEMS_ADAPTER",
+    "MAX_SNAPSHOT_BYTES",
     "NO_HOOKS",
+    "REASON_BYTES",
     "SNAPSHOT_VERSION",
     "Abort",
     "Aborted",
@@ -145,6 +151,7 @@ __all__ = [
     "WorkerStateError",
     "WorkerStatus",
     "Yielded",
+    "bounded",
     "call_digest",
     "check_known_version",
     "check_snapshot_header",
@@ -153,5 +160,6 @@ __all__ = [
     "tool",
     "utf8_len",
     "utf8_prefix",
+    "visible",
 ]
 __all__ += _summaries.__all__

@@ -14,10 +14,12 @@ import pydantic_core
 from pydantic import BaseModel, ValidationError, model_validator
 
 from ._errors import SnapshotError
-from ._items import Item, ToolCall
-from ._run_state import RunState
+from ._items import Item, ToolCall, ToolResult
+from ._run_state import CallState, RunState
+from ._text import utf8_len
 
 __all__ = [
+    "MAX_SNAPSHOT_BYTES",
     "SNAPSHOT_FORMAT",
     "SNAPSHOT_VERSION",
     "WorkerSnapshot",
@@ -29,6 +31,8 @@ __all__ = [
 SNAPSHOT_FORMAT: Final = "llm-pod/worker-snapshot"
 SNAPSHOT_VERSION: Final = 1
 """Bumped whenever the snapshot's meaning changes; other versions are refused."""
+MAX_SNAPSHOT_BYTES: Final = 64 << 20
+"""The largest snapshot text read (64 MiB, any kind: Worker, Pod, saved run)."""
 
 
 @final
@@ -82,27 +86,104 @@ class WorkerSnapshot(BaseModel, frozen=True, extra="forbid"):
             raise SnapshotError(f"corrupt snapshot: {exc}") from exc
 
     def check(self) -> None:
-        """Check that the run state agrees with the history.
+        """Check that the run state agrees with the history: what a resumed run would run,
+        show or send is what the history says.
 
         Raises:
-            SnapshotError: a pending tool call is not in the history, or the state is impossible.
+            SnapshotError: naming the first disagreement: a call id twice, a result without
+                its call (or under another tool's name, or twice), a pending call that is
+                not in the history or differs from it, an open call the state does not
+                account for, or impossible progress.
         """
         state = self.state
         if state.status == "running":
             raise SnapshotError("inconsistent snapshot: a running Worker cannot be restored")
+        calls, answered = _paired(self.history)
         batch = state.batch
-        if batch is None:
-            return
-        calls = {item.call_id for item in self.history if isinstance(item, ToolCall)}
-        for call_state in batch.calls:
-            if call_state.call.call_id not in calls:
+        pending: set[str] = set()
+        if batch is not None:
+            for call_state in batch.calls:
+                pending.add(_agreeing(call_state, calls, answered))
+            in_order = 0 <= batch.next_record <= batch.next_decision <= len(batch.calls)
+            if not in_order or (batch.executed and batch.next_decision != len(batch.calls)):
+                raise SnapshotError("inconsistent snapshot: impossible tool-call progress")
+        for call_id in calls:
+            if call_id not in answered and call_id not in pending:
                 raise SnapshotError(
-                    f"inconsistent snapshot: pending call {call_state.call.call_id!r} "
-                    "is not in the history"
+                    f"inconsistent snapshot: call {call_id!r} has no result and the "
+                    f"{state.status} state has no pending call for it"
                 )
-        in_order = 0 <= batch.next_record <= batch.next_decision <= len(batch.calls)
-        if not in_order or (batch.executed and batch.next_decision != len(batch.calls)):
-            raise SnapshotError("inconsistent snapshot: impossible tool-call progress")
+
+
+def _paired(history: list[Item]) -> tuple[dict[str, ToolCall], set[str]]:
+    """The history's calls by id and the ids that have their result, checking that ids
+    are unique and every result follows exactly one call of the same tool."""
+    calls: dict[str, ToolCall] = {}
+    answered: set[str] = set()
+    for index, item in enumerate(history):
+        if isinstance(item, ToolCall):
+            if item.call_id in calls:
+                raise SnapshotError(
+                    f"inconsistent snapshot: call id {item.call_id!r} appears twice (item {index})"
+                )
+            calls[item.call_id] = item
+        elif isinstance(item, ToolResult):
+            call = calls.get(item.call_id)
+            if call is None:
+                raise SnapshotError(
+                    f"inconsistent snapshot: result {item.call_id!r} (item {index}) "
+                    "follows no call of that id"
+                )
+            if item.call_id in answered:
+                raise SnapshotError(
+                    f"inconsistent snapshot: call {item.call_id!r} has a second result "
+                    f"(item {index})"
+                )
+            if item.name != call.name:
+                raise SnapshotError(
+                    f"inconsistent snapshot: result {item.call_id!r} is named {item.name!r}; "
+                    f"its call is to {call.name!r}"
+                )
+            answered.add(item.call_id)
+    return calls, answered
+
+
+def _agreeing(call_state: CallState, calls: dict[str, ToolCall], answered: set[str]) -> str:
+    """The id of a call of the state, checked against the history's call of that id."""
+    call = call_state.call
+    recorded = calls.get(call.call_id)
+    if recorded is None:
+        raise SnapshotError(
+            f"inconsistent snapshot: pending call {call.call_id!r} is not in the history"
+        )
+    for field in ("name", "arguments"):
+        if getattr(call, field) != getattr(recorded, field):
+            raise SnapshotError(
+                f"inconsistent snapshot: pending call {call.call_id!r} has another {field} "
+                f"in the state ({_short(getattr(call, field))}) than in the history "
+                f"({_short(getattr(recorded, field))})"
+            )
+    result = call_state.result
+    if result is not None and (result.call_id, result.name) != (call.call_id, call.name):
+        raise SnapshotError(
+            f"inconsistent snapshot: the state's result for {call.call_id!r} is for "
+            f"{result.call_id!r} ({result.name!r})"
+        )
+    if call_state.recorded and call.call_id not in answered:
+        raise SnapshotError(
+            f"inconsistent snapshot: call {call.call_id!r} is recorded by the state but "
+            "has no result in the history"
+        )
+    if not call_state.recorded and call.call_id in answered:
+        raise SnapshotError(
+            f"inconsistent snapshot: call {call.call_id!r} has a result in the history "
+            "that the state has not recorded"
+        )
+    return call.call_id
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 60 else text[:57] + "...")
 
 
 def parse_snapshot_json(data: str | bytes, *, kind: str) -> object:
@@ -112,8 +193,13 @@ def parse_snapshot_json(data: str | bytes, *, kind: str) -> object:
     again), NaN and absurd nesting are refused.
 
     Raises:
-        SnapshotError: the text is not such JSON.
+        SnapshotError: the text is not such JSON, or is over :data:`MAX_SNAPSHOT_BYTES`.
     """
+    size = len(data) if isinstance(data, bytes) else utf8_len(data)
+    if size > MAX_SNAPSHOT_BYTES:
+        raise SnapshotError(
+            f"not a {kind}: {size:,} bytes is over the limit of {MAX_SNAPSHOT_BYTES:,}"
+        )
     try:
         return pydantic_core.from_json(data, allow_inf_nan=False)
     except ValueError as exc:

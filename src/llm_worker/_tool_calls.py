@@ -28,7 +28,7 @@ from ._summaries import (
     ToolCallSummary,
     ToolResultSummary,
 )
-from ._text import utf8_len, utf8_prefix
+from ._text import bounded, utf8_len, utf8_prefix
 from ._tool_runner import ToolRunner, error_result
 from ._tools import PrivilegedTool
 from ._validated import validated
@@ -291,4 +291,4 @@ def _append_result(history: History, call_state: CallState, result: ToolResult) 
 
 
 def _skipped_result(call_state: CallState) -> ToolResult:
-    return error_result(call_state.call, f"tool call skipped: {call_state.skip_reason}")
+    return error_result(call_state.call, f"tool call skipped: {bounded(call_state.skip_reason)}")

@@ -67,7 +67,7 @@ from ._summaries import (
     PromptSubmitInfo,
     TurnEndInfo,
 )
-from ._text import utf8_prefix
+from ._text import bounded, utf8_prefix
 from ._tool_calls import CallResolution, PauseAt, Stop, ToolCalls
 from ._tool_runner import ToolRunner
 from ._tools import PrivilegedTool, Tool, ToolDefinition
@@ -517,7 +517,7 @@ class Worker(Privileged):
 
     async def _abort(self, reason: str, *, error: Exception | None = None) -> Aborted:
         state = self._state
-        self._close_batch(f"not run: the run was aborted ({reason})")
+        self._close_batch(f"not run: the run was aborted ({bounded(reason)})")
         state.status = "idle"
         state.point = "idle"
         for interceptor in self._interceptors:

@@ -75,9 +75,7 @@ from dataclasses import dataclass
 
 from helpers import NEEDS_APPROVAL
 
-from pathlib import Path
-
-from pod import AbortInfo, Continue, HookRegistry, Pause, ToolCallSummary, TurnEndInfo, events
+from pod import Continue, HookRegistry, Pause, ToolCallSummary, events
 
 
 @dataclass(frozen=True)
@@ -98,6 +96,13 @@ def ask_first(call: ToolCallSummary) -> Continue | Pause:
 
 
 no_pause = HookRegistry()
+"""
+
+# Host-written hooks that write a file: only with --trust-hooks (hook files may not do I/O).
+REVIEW_HOOKS = """
+from pathlib import Path
+
+from pod import AbortInfo, HookRegistry, Pause, TurnEndInfo, events
 
 review = HookRegistry()
 
@@ -137,6 +142,7 @@ def project(tmp_path: Path) -> Path:
     folder.mkdir()
     (folder / "helpers.py").write_text(HELPERS)
     (folder / "approval_hooks.py").write_text(APPROVAL_HOOKS)
+    (folder / "review_hooks.py").write_text(REVIEW_HOOKS)
     (folder / "weather_tools.py").write_text(TOOLS)
     return folder
 

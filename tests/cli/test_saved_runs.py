@@ -123,10 +123,14 @@ def test_abort_at_a_pause_with_no_pending_call_tells_the_abort_hooks(
     server: ReplayServer, project: Path, tmp_path: Path
 ) -> None:
     queue_weather_session(server)
-    paused = pod_command("run", PROMPT, *run_arguments(server, project, "review"), cwd=tmp_path)
+    options = [*run_arguments(server, project), f"--hooks={project}/review_hooks.py:review"]
+    trusted = [o for o in options if "approval_hooks" not in o] + ["--trust-hooks"]
+    paused = pod_command("run", PROMPT, *trusted, cwd=tmp_path)
     assert paused.returncode == 5, paused.stderr  # paused at the turn's end
     path = tmp_path / saved_path(paused.stderr)
-    aborted = pod_command("resume", str(path), "--abort", "--api-key=k", cwd=tmp_path)
+    aborted = pod_command(
+        "resume", str(path), "--abort", "--api-key=k", "--trust-hooks", cwd=tmp_path
+    )
     assert aborted.returncode == 1, aborted.stderr
     assert "aborted: aborted by the user" in aborted.stderr
     assert (tmp_path / "aborts.log").read_text() == "aborted by the user\n"

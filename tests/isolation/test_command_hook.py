@@ -359,18 +359,24 @@ def test_a_command_hook_describes_itself() -> None:
 _ENVIRONMENT = {
     "POD_TEST_PLAIN": "visible",
     "OPENAI_API_KEY": "sk-test",
-    "ANTHROPIC_API_KEY": "sk-ant-test",
     "GITHUB_TOKEN": "ghp-test",
-    "POD_TEST_SECRET": "hunter2",
-    "AWS_SECRET_ACCESS_KEY": "aws-test",
-    "aws_session_token": "lower-case-test",
+    "PGPASSWORD": "hunter2",
+    "POD_DATABASE_URL": "postgresql://u:pw@db/pod",
+    "AWS_SESSION_TOKEN": "aws-test",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "TMPDIR": "/tmp",
+    "TERM": "xterm",
+    "HOME": "/home/pod-test",
 }
+_DEFAULTS = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TMPDIR": "/tmp", "TERM": "xterm"}
+_DEFAULTS |= {"HOME": "/home/pod-test"}
 
 
 @pytest.mark.parametrize(
     ("options", "expected"),
     [
-        pytest.param({}, {"POD_TEST_PLAIN": "visible"}, id="default-drops-credentials"),
+        pytest.param({}, _DEFAULTS, id="default-is-the-allow-list"),
         pytest.param({"inherit_env": True}, _ENVIRONMENT, id="inherit-everything"),
         pytest.param(
             {"inherit_env": False, "env": {"POD_TEST_PLAIN": "set"}},
@@ -378,18 +384,18 @@ _ENVIRONMENT = {
             id="inherit-nothing",
         ),
         pytest.param(
-            {"inherit_env": ["OPENAI_API_KEY", "POD_TEST_UNSET"]},
-            {"OPENAI_API_KEY": "sk-test"},
-            id="inherit-named",
+            {"inherit_env": ["PGPASSWORD", "POD_TEST_UNSET"]},
+            {**_DEFAULTS, "PGPASSWORD": "hunter2"},
+            id="inherit-named-beside-the-allow-list",
         ),
         pytest.param(
             {"env": {"GITHUB_TOKEN": "given"}},
-            {"POD_TEST_PLAIN": "visible", "GITHUB_TOKEN": "given"},
+            {**_DEFAULTS, "GITHUB_TOKEN": "given"},
             id="env-wins",
         ),
     ],
 )
-async def test_the_command_environment_leaves_credentials_out_unless_asked(
+async def test_the_command_environment_is_minimal_unless_asked(
     script: ScriptFactory,
     monkeypatch: pytest.MonkeyPatch,
     options: dict[str, Any],

@@ -8,7 +8,14 @@ from typing import Any
 
 import pytest
 
-from llm_worker import ScriptedCall, ScriptedClient, ScriptedReply, WorkerSnapshot, tool
+from llm_worker import (
+    MAX_SNAPSHOT_BYTES,
+    ScriptedCall,
+    ScriptedClient,
+    ScriptedReply,
+    WorkerSnapshot,
+    tool,
+)
 from pod import HookRegistry, Pause, Pod, PodSnapshot, PodUsageError, SnapshotError, events
 from pod.runtime._snapshot import POD_SNAPSHOT_VERSION
 
@@ -113,3 +120,103 @@ async def test_a_snapshot_records_its_tools_and_restore_refuses_other_tools() ->
             pod.restore(snapshot)
         assert pod.status == "idle"
         assert pod.history == ()
+
+
+# -- the state must agree with the history (issue 23, part 2) -----------------------------
+
+DEPLOY = '{"command": "deploy"}'
+OTHER_ARGUMENTS = '{"command": "rm -rf /"}'
+
+
+def _call(document: dict[str, Any]) -> dict[str, Any]:
+    call: dict[str, Any] = document["worker"]["state"]["batch"]["calls"][0]["call"]
+    return call
+
+
+def _history(document: dict[str, Any]) -> list[dict[str, Any]]:
+    history: list[dict[str, Any]] = document["worker"]["history"]
+    return history
+
+
+def _result(call_id: str, name: str = "shell") -> dict[str, Any]:
+    return {"kind": "tool_result", "call_id": call_id, "name": name, "content": "ok"}
+
+
+def _state_runs_other_arguments(document: dict[str, Any]) -> None:
+    _call(document)["arguments"] = OTHER_ARGUMENTS
+
+
+def _history_shows_other_arguments(document: dict[str, Any]) -> None:
+    _history(document)[1]["arguments"] = OTHER_ARGUMENTS
+
+
+def _state_renames_the_tool(document: dict[str, Any]) -> None:
+    _call(document)["name"] = "other"
+
+
+def _orphan_result(document: dict[str, Any]) -> None:
+    _history(document).append(_result("ghost"))
+
+
+def _duplicate_call_id(document: dict[str, Any]) -> None:
+    _history(document).append({**_history(document)[1], "arguments": OTHER_ARGUMENTS})
+
+
+def _second_result(document: dict[str, Any]) -> None:
+    _history(document).insert(1, {**_history(document)[1], "call_id": "earlier"})
+    _history(document)[2:2] = [_result("earlier"), _result("earlier")]
+
+
+def _result_under_another_name(document: dict[str, Any]) -> None:
+    _history(document).insert(1, {**_history(document)[1], "call_id": "earlier"})
+    _history(document).insert(2, _result("earlier", name="other"))
+
+
+def _idle_with_an_open_call(document: dict[str, Any]) -> None:
+    state = document["worker"]["state"]
+    state.update(status="idle", point="idle", batch=None)
+
+
+BROKEN: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
+    "state runs other arguments": (
+        _state_runs_other_arguments,
+        "pending call 'deploy' has another arguments in the state ('{\"command\": \"rm -rf /\"}')",
+    ),
+    "history shows other arguments": (
+        _history_shows_other_arguments,
+        "pending call 'deploy' has another arguments in the state ('{\"command\": \"deploy\"}')",
+    ),
+    "renamed tool": (_state_renames_the_tool, "pending call 'deploy' has another name"),
+    "orphan result": (_orphan_result, "result 'ghost' (item 2) follows no call of that id"),
+    "duplicate call id": (_duplicate_call_id, "call id 'deploy' appears twice (item 2)"),
+    "second result": (_second_result, "call 'earlier' has a second result (item 3)"),
+    "result under another name": (
+        _result_under_another_name,
+        "result 'earlier' is named 'other'; its call is to 'shell'",
+    ),
+    "idle with an open call": (
+        _idle_with_an_open_call,
+        "call 'deploy' has no result and the idle state has no pending call for it",
+    ),
+}
+
+
+@pytest.mark.parametrize(("damage", "problem"), BROKEN.values(), ids=BROKEN.keys())
+async def test_a_snapshot_whose_state_disagrees_with_its_history_is_refused_naming_it(
+    damage: Callable[[dict[str, Any]], None], problem: str
+) -> None:
+    document = await _saved()
+    damage(document)
+    text = json.dumps(document)
+    with pytest.raises(SnapshotError) as refused:
+        PodSnapshot.from_json(text)
+    assert str(refused.value).startswith(f"inconsistent snapshot: {problem}")
+    with pytest.raises(SnapshotError):  # the other loaders run the same check
+        PodSnapshot.model_validate_json(text)
+
+
+async def test_a_snapshot_over_the_size_limit_is_refused_before_it_is_parsed() -> None:
+    document = await _saved()
+    document["pending_notifications"] = ["x" * MAX_SNAPSHOT_BYTES]
+    with pytest.raises(SnapshotError, match=r"^not a Pod snapshot: [\d,]+ bytes is over the limit"):
+        PodSnapshot.from_json(json.dumps(document))

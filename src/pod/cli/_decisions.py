@@ -28,6 +28,7 @@ from rich.text import Text
 from llm_worker import Abort, CallResolution, Continue, Paused, Skip
 
 from ..runtime._trace import TracedDecision, TraceEvent, traced_decision
+from ._terminal import shown
 
 __all__ = [
     "USER_ABORT_REASON",
@@ -116,7 +117,7 @@ def decisions_from_arguments(args: argparse.Namespace, paused: Paused) -> Answer
 def describe_pause(paused: Paused, decided_by: str | None) -> str:
     """``paused at pre_tool_call by my_hooks.ask: needs a human``."""
     by = f" by {decided_by}" if decided_by else ""
-    return f"paused at {paused.point}{by}: {paused.reason or '(no reason given)'}"
+    return shown(f"paused at {paused.point}{by}: {paused.reason or '(no reason given)'}")
 
 
 def ask_decisions(
@@ -162,9 +163,11 @@ def ask_decisions(
         return Answer(end_run=choice == "abort")
     decisions: dict[str, CallResolution] = {}
     for call in paused.pending_calls:
-        console.print(Text.assemble("  ", (call.call_id, "bold"), " ", (call.tool_name, "cyan")))
+        console.print(
+            Text.assemble("  ", (call.call_id, "bold"), " ", (shown(call.tool_name), "cyan"))
+        )
         console.print(_pretty_arguments(call.arguments))
-        choice = ask(f"  {call.tool_name}: approve, skip or abort?", _CHOICES)
+        choice = ask(f"  {shown(call.tool_name)}: approve, skip or abort?", _CHOICES)
         if choice == "abort":
             decisions[call.call_id] = Abort(reason=USER_ABORT_REASON)
             break

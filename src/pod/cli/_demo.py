@@ -19,6 +19,7 @@ from ..runtime._trace import TraceEvent
 from ._decisions import answered_events, ask_decisions
 from ._showcase import SHOWCASE_ANSWERS, SHOWCASE_PROMPT, SHOWCASE_RULES, build_showcase_pod
 from ._tables import Records, print_records
+from ._terminal import shown
 
 __all__ = ["history_records", "render_trace_event", "run_demo"]
 
@@ -29,12 +30,12 @@ def render_trace_event(event: TraceEvent) -> Text:
     """One trace line: who acted (interceptor, hooks, pod), on what, and the decision."""
     line = Text("  ")
     line.append(f"{event.source:<11}", style=_SOURCE_STYLE[event.source])
-    line.append(f" {event.actor:<15} ", style="bold")
-    line.append(event.message)
+    line.append(f" {shown(event.actor):<15} ", style="bold")
+    line.append(shown(event.message))
     if event.decision is not None:
         style = "green" if event.decision in ("Continue", "observed") else "bold red"
         line.append(" -> ")
-        line.append(event.decision, style=style)
+        line.append(shown(event.decision), style=style)
     return line
 
 

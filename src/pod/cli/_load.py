@@ -21,23 +21,31 @@ from typing import Final, cast
 from llm_worker import Tool
 
 from ..hooks._errors import PodUsageError
+from ..hooks._hook_files import check_hook_file
 from ..hooks._registry import FrozenHookRegistry, HookRegistry
 
-__all__ = ["LoadError", "load_hooks", "load_tools"]
+__all__ = ["LoadError", "check_hook_spec", "load_hooks", "load_tools"]
 
 
 class LoadError(Exception):
     """A ``--hooks``/``--tools`` spec cannot be loaded; the message says why."""
 
 
-def load_hooks(specs: Iterable[str]) -> FrozenHookRegistry:
+def load_hooks(specs: Iterable[str], *, trust_hooks: bool = False) -> FrozenHookRegistry:
     """The registries named by ``specs``, asked in the order given.
+
+    Each hook file (``file.py:attr``, or a ``module:attr`` found as a file) and the sibling
+    modules it imports are checked against the taming database before any of it runs,
+    unless ``trust_hooks`` (``--trust-hooks``) says the host vouches for them.
 
     Raises:
         LoadError: a spec cannot be imported or is not a ``HookRegistry``.
+        HookFileError: a hook file names what hook code may not (nothing of it ran).
     """
     combined = HookRegistry().freeze()
     for spec in specs:
+        if not trust_hooks:
+            check_hook_spec(spec)
         loaded = _load_object(spec)
         if isinstance(loaded, HookRegistry):
             loaded = loaded.freeze()
@@ -64,6 +72,23 @@ def load_tools(specs: Iterable[str]) -> list[Tool]:
                 raise LoadError(f"{spec}: {candidate!r} is not a tool (use @tool)")
             tools.append(cast(Tool, candidate))
     return tools
+
+
+def check_hook_spec(spec: str) -> None:
+    """Check the hook file ``spec`` names, and its local imports, without running them.
+
+    Raises:
+        HookFileError: with every problem found.
+    """
+    module_name = spec.rpartition(":")[0]
+    if module_name.endswith(".py"):
+        path: Path | None = Path(module_name)
+    else:  # a module of the current folder; an installed package is the host's
+        parts = module_name.split(".")
+        found = [Path(*parts).with_suffix(".py"), Path(*parts, "__init__.py")]
+        path = next((p for p in found if p.is_file()), None)
+    if path is not None and path.is_file():
+        check_hook_file(path)
 
 
 def _load_object(spec: str) -> object:

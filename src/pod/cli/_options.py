@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -19,13 +19,14 @@ from llm_worker.providers import MissingCredentialsError, ProviderSetupError, cl
 from ..command._claude_code_settings import load_claude_settings
 from ..command._configured import ConfiguredCommandHook
 from ..hooks._errors import PodUsageError
+from ..hooks._hook_files import HookFileError
 from ..hooks._registry import FrozenHookRegistry, HookRegistry
 from ..policy._loader import load_policy
 from ..policy._permissions import PermissionHook
 from ..runtime._pod import Pod
 from ..runtime._settings import PodSettings
 from ._decisions import add_decision_arguments
-from ._load import LoadError, load_hooks, load_tools
+from ._load import LoadError, check_hook_spec, load_hooks, load_tools
 from ._output import RunOutput
 from ._saved import DEFAULT_RUNS_FOLDER, RunOptions
 from ._workspace_tools import workspace_tools
@@ -77,6 +78,11 @@ def _add_session_arguments(parser: argparse.ArgumentParser, *, resuming: bool) -
     )
     parser.add_argument(
         "--hooks", action="append", help="a HookRegistry as module:attr or file.py:attr"
+    )
+    parser.add_argument(
+        "--trust-hooks",
+        action="store_true",
+        help="run the --hooks files without checking them against the taming database first",
     )
     parser.add_argument(
         "--tools", action="append", help="more tools as module:attr or file.py:attr"
@@ -234,7 +240,21 @@ def _check_options(merged: dict[str, Any], problems: list[str]) -> RunOptions | 
     )
 
 
-def build_pod(
+def _refused_hook_files(specs: Sequence[str]) -> tuple[str, ...]:
+    """Every problem of every hook file, checked before any of them runs (``file:line:
+    rule: fix``, one a line)."""
+    problems: list[str] = []
+    for spec in specs:
+        try:
+            check_hook_spec(spec)
+        except HookFileError as exc:
+            problems.extend(exc.problems)
+        except PodUsageError as exc:
+            problems.append(f"--hooks {spec}: {exc}")
+    return tuple(problems)
+
+
+def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
     args: argparse.Namespace,
     merged: dict[str, Any],
     output: RunOutput,
@@ -281,9 +301,12 @@ def build_pod(
     user_hooks = HookRegistry().freeze()
     tools: list[Tool] = []
     # Loaded as given (messages name what the user typed); stored with absolute paths.
-    for spec in merged["hooks"] or ():
+    hook_specs = merged["hooks"] or ()
+    refused = () if args.trust_hooks else _refused_hook_files(hook_specs)
+    problems.extend(refused)
+    for spec in hook_specs if not refused else ():
         try:
-            user_hooks = user_hooks.then(load_hooks([spec]))
+            user_hooks = user_hooks.then(load_hooks([spec], trust_hooks=True))
         except (LoadError, PodUsageError) as exc:
             problems.append(f"--hooks {spec}: {exc}")
     for spec in merged["tools"] or ():

@@ -19,11 +19,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from llm_worker import Usage
+from llm_worker import Usage, visible
 
 from ..runtime._pod import PodResult
 from ..runtime._trace import TraceEvent
 from ._demo import render_trace_event
+from ._terminal import shown
 
 __all__ = ["RunOutput", "RunStats", "console_for", "result_object"]
 
@@ -113,7 +114,7 @@ class RunOutput:
         if self.json_lines:
             self._json({"type": "text", "text": chunk})
             return
-        self._stdout.write(chunk)
+        self._stdout.write(self._on_stdout(chunk))
         self._stdout.flush()
         self._line_open = not chunk.endswith("\n")
 
@@ -129,12 +130,12 @@ class RunOutput:
     def error(self, message: str) -> None:
         """One diagnostic line on stderr (``error: ...``)."""
         self.end_streamed_line()
-        self.errors.print(f"[bold red]error:[/] {escape(message)}")
+        self.errors.print(f"[bold red]error:[/] {escape(shown(message))}")
 
     def note(self, message: str) -> None:
         """One informative line on stderr."""
         self.end_streamed_line()
-        self.errors.print(escape(message))
+        self.errors.print(escape(shown(message)))
 
     def answer(self, text: str) -> None:
         """The final answer on stdout (once: not again if it was streamed)."""
@@ -144,7 +145,7 @@ class RunOutput:
             self.end_streamed_line()
             return
         self.end_streamed_line()
-        self._stdout.write(text if text.endswith("\n") else text + "\n")
+        self._stdout.write(self._on_stdout(text if text.endswith("\n") else text + "\n"))
         self._stdout.flush()
 
     def closing_line(self, usage: Usage) -> None:
@@ -163,6 +164,12 @@ class RunOutput:
         """The final ``--json`` object."""
         if self.json_lines:
             self._json({"type": "result", **document})
+
+    def _on_stdout(self, text: str) -> str:
+        """The model's text as stdout gets it: written out visibly on a terminal (no escape
+        sequence reaches it), byte for byte into a pipe or a file."""
+        isatty = getattr(self._stdout, "isatty", None)
+        return visible(text, multiline=True) if isatty is not None and isatty() else text
 
     def _json(self, document: dict[str, Any]) -> None:
         self._stdout.write(json.dumps(document, ensure_ascii=False) + "\n")

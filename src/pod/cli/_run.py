@@ -51,9 +51,10 @@ from ._saved import (
     DEFAULT_RUNS_FOLDER,
     RunOptions,
     SavedRun,
+    SavedRunTakenError,
     new_run_id,
     now_iso,
-    read_saved_run,
+    taking_saved_run,
     write_saved_run,
 )
 
@@ -169,12 +170,24 @@ def resume_command(args: argparse.Namespace, parser: argparse.ArgumentParser) ->
     output = RunOutput(json_lines=args.json, quiet=args.quiet, debug=args.debug)
     if args.debug:
         _configure_debug_logging()
-    problems: list[str] = []
     try:
-        saved = read_saved_run(args.saved)
-    except (OSError, SnapshotError) as exc:
-        problems.append(f"{args.saved}: {getattr(exc, 'strerror', None) or exc}")
-        return _usage_failure(parser, problems, output)
+        with taking_saved_run(args.saved) as (saved, take):
+            return _resume_taken(args, parser, output, saved, take)
+    except (OSError, SnapshotError, SavedRunTakenError) as exc:
+        problem = f"{args.saved}: {getattr(exc, 'strerror', None) or exc}"
+        return _usage_failure(parser, [problem], output)
+
+
+def _resume_taken(
+    args: argparse.Namespace,
+    parser: argparse.ArgumentParser,
+    output: RunOutput,
+    saved: SavedRun,
+    take: Callable[[], None],
+) -> int:
+    """``pod resume`` of the saved run this process holds; ``take`` marks it resumed once
+    every check passed, before anything runs."""
+    problems: list[str] = []
     paused = saved.paused
     answer: Answer | None = None
     if paused is not None:
@@ -204,6 +217,7 @@ def resume_command(args: argparse.Namespace, parser: argparse.ArgumentParser) ->
         return _usage_failure(parser, [f"{args.saved}: {exc}"], output)
     session = _Session(args, options, client, pod, output, saved.run_id, args.save or args.saved)
     output.paused_by = saved.paused_by
+    take()
     if paused is None:
         prompt = str(args.prompt)
         return _drive(session, lambda: pod.run(prompt), None)

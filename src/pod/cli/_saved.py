@@ -15,17 +15,26 @@ to a temporary name and renamed, so a crash never leaves half a file. It names t
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import secrets
 import time
+from collections.abc import Callable, Generator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final, Literal, final
 
 from pydantic import BaseModel, Field, ValidationError
 
-from llm_worker import Paused, SnapshotError, check_snapshot_header, parse_snapshot_json
+from llm_worker import (
+    MAX_SNAPSHOT_BYTES,
+    Paused,
+    SnapshotError,
+    check_snapshot_header,
+    parse_snapshot_json,
+)
 
 from ..runtime._snapshot import PodSnapshot
 
@@ -33,8 +42,10 @@ __all__ = [
     "DEFAULT_RUNS_FOLDER",
     "RunOptions",
     "SavedRun",
+    "SavedRunTakenError",
     "new_run_id",
     "read_saved_run",
+    "taking_saved_run",
     "write_saved_run",
 ]
 
@@ -81,6 +92,10 @@ class SavedRun(BaseModel, frozen=True, extra="forbid"):
     """The pause to answer; ``None`` when the run was not paused (finished, interrupted)."""
     paused_by: str | None = None
     """The hook that paused, by its public name, when known."""
+    resumed_by: str | None = None
+    """Set when a ``pod resume`` took this state (``pid 123 at <time>``); the state it saves
+    afterwards has none. A file that has one is refused: it is being resumed, or a resume
+    stopped before saving (and its approved calls may have run)."""
     pod: PodSnapshot
 
 
@@ -113,10 +128,60 @@ def read_saved_run(path: Path) -> SavedRun:
 
     Raises:
         OSError: the file cannot be read.
-        SnapshotError: not a saved run, another version, or its Pod snapshot is refused.
+        SnapshotError: not a saved run, another version, over the size limit, or its Pod
+            snapshot is refused.
     """
+    with path.open("rb") as file:
+        return _parsed(file.read(MAX_SNAPSHOT_BYTES + 1))
+
+
+class SavedRunTakenError(Exception):
+    """Another ``pod resume`` holds the saved run, or one took it and did not save."""
+
+
+@contextmanager
+def taking_saved_run(path: Path) -> Generator[tuple[SavedRun, Callable[[], None]]]:
+    """Hold ``path`` for one resume: the saved run, and ``take`` to mark it resumed.
+
+    An exclusive lock on the file is held until the block ends; ``take`` rewrites the file
+    atomically with ``resumed_by`` set, so any later resume of the same state refuses even
+    if this one stops before saving. A refused load writes nothing.
+
+    Raises:
+        OSError: the file cannot be read.
+        SnapshotError: as :func:`read_saved_run`.
+        SavedRunTakenError: another resume holds the file, or took this state already.
+    """
+    with path.open("rb") as file:
+        try:
+            fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SavedRunTakenError(_TAKEN.format("by another `pod resume`")) from None
+        # The file may have been replaced between open and lock: the lock is on the old one.
+        if os.fstat(file.fileno()).st_ino != os.stat(path).st_ino:
+            raise SavedRunTakenError(_TAKEN.format("by another `pod resume`"))
+        saved = _parsed(file.read(MAX_SNAPSHOT_BYTES + 1))
+        if saved.resumed_by is not None:
+            raise SavedRunTakenError(
+                _TAKEN.format(f"since {saved.resumed_by}")
+                + ", or that resume stopped before saving its outcome (its approved calls "
+                'may have run): check, then delete the file\'s "resumed_by" line to resume '
+                "it anyway"
+            )
+
+        def take() -> None:
+            marked = saved.model_copy(update={"resumed_by": f"pid {os.getpid()} at {now_iso()}"})
+            write_saved_run(marked, path)
+
+        yield saved, take
+
+
+_TAKEN: Final = "this saved run is being resumed {}"
+
+
+def _parsed(data: bytes) -> SavedRun:
     fields = check_snapshot_header(
-        parse_snapshot_json(path.read_bytes(), kind="saved run"),
+        parse_snapshot_json(data, kind="saved run"),
         kind="saved run",
         format=SAVED_RUN_FORMAT,
         version=SAVED_RUN_VERSION,

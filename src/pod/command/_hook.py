@@ -21,8 +21,8 @@ the call ends (see ``_process``).
 ``protocol="claude-code"`` speaks Claude Code's hook contract instead (``_claude_code``). A
 ``matcher`` (a regular expression the whole tool name must match) limits a tool-event hook to
 some tools; for the others it is not run and the event's neutral decision stands. The command
-inherits the environment minus provider credentials unless told otherwise (``env``,
-``inherit_env``; see ``hook_environment``).
+inherits only a minimal environment (``PATH``, ``HOME``, the locale, ...) unless told
+otherwise (``env``, ``inherit_env``; see ``hook_environment``).
 """
 
 from __future__ import annotations
@@ -176,8 +176,9 @@ class CommandHook(Hook[InputT, DecisionT]):
                 exist.
             env: variables set for the command, over the inherited ones.
             inherit_env: what it inherits from this process's environment (read now):
-                ``None`` everything but provider credentials (``CREDENTIAL_PATTERNS``),
-                ``True`` everything, ``False`` nothing, a list of names those.
+                ``None`` only ``INHERITED_BY_DEFAULT`` (``PATH``, ``HOME``, the locale,
+                ...), a list of names those plus these, ``True`` everything, ``False``
+                nothing.
             matcher: a regular expression the whole tool name must match for the command to
                 be asked (tool events only); other calls get the neutral decision.
             protocol: ``"native"`` or ``"claude-code"`` (per-call mode only).

@@ -30,7 +30,7 @@ from typing import Final, final
 from typing_extensions import override
 
 __all__ = [
-    "CREDENTIAL_PATTERNS",
+    "INHERITED_BY_DEFAULT",
     "MAX_OUTPUT_BYTES",
     "STDERR_TAIL_BYTES",
     "LineProcess",
@@ -48,29 +48,14 @@ _REAP_GRACE: Final = 5.0
 event loop's child watcher still reaps the command)."""
 
 
-CREDENTIAL_PATTERNS: Final = (
-    "*_API_KEY",
-    "*_API_TOKEN",
-    "*_TOKEN",
-    "*_SECRET",
-    "*_SECRET_KEY",
-    "*_ACCESS_KEY",
-    "*_ACCESS_KEY_ID",
-    "*_PRIVATE_KEY",
-    "*_PASSWORD",
-    "*_CREDENTIALS",
-    "API_KEY",
-    "TOKEN",
-)
-"""Names (globs, case-insensitive) of the variables a hook command does not inherit by
-default: provider API keys (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``), tokens
-(``GITHUB_TOKEN``, ``HF_TOKEN``, ``AWS_SESSION_TOKEN``), cloud keys (``AWS_SECRET_ACCESS_KEY``,
-``AWS_ACCESS_KEY_ID``, ``GOOGLE_APPLICATION_CREDENTIALS``) and passwords."""
+INHERITED_BY_DEFAULT: Final = ("PATH", "HOME", "LANG", "LC_*", "TMPDIR", "TERM", "TZ")
+"""Names (globs, case-sensitive) of the variables a hook command inherits by default: what
+programs need to start, find files and speak the locale. Everything else (credentials under
+any name: ``PGPASSWORD``, ``POD_DATABASE_URL``, cloud tokens) is left out unless named."""
 
 
-def _is_credential(name: str) -> bool:
-    upper = name.upper()
-    return any(fnmatch.fnmatchcase(upper, pattern) for pattern in CREDENTIAL_PATTERNS)
+def _inherited_by_default(name: str) -> bool:
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in INHERITED_BY_DEFAULT)
 
 
 def hook_environment(
@@ -82,21 +67,22 @@ def hook_environment(
     """The environment of a hook command.
 
     Args:
-        env: variables to set (they win over inherited ones).
-        inherit: what to take from ``base``: ``None`` (the default) everything except the
-            :data:`CREDENTIAL_PATTERNS`; ``True`` everything; ``False`` nothing; a list of
-            names exactly those (credentials included: naming one is a choice).
+        env: variables to set (they win over inherited ones; a protocol's own variables,
+            such as ``CLAUDE_PROJECT_DIR``, are passed here).
+        inherit: what to take from ``base``: ``None`` (the default) only
+            :data:`INHERITED_BY_DEFAULT`; a list of names those defaults plus exactly these
+            (naming a credential is a choice); ``True`` everything; ``False`` nothing.
         base: the environment inherited from (default: this process's).
     """
     source = os.environ if base is None else base
-    if inherit is None:
-        chosen = {k: v for k, v in source.items() if not _is_credential(k)}
-    elif inherit is True:
+    if inherit is True:
         chosen = dict(source)
     elif inherit is False:
         chosen = {}
     else:
-        chosen = {name: source[name] for name in inherit if name in source}
+        named = () if inherit is None else inherit
+        chosen = {k: v for k, v in source.items() if _inherited_by_default(k)}
+        chosen.update({name: source[name] for name in named if name in source})
     chosen.update(env or {})
     return chosen
 

@@ -10,7 +10,7 @@ import sys
 import traceback
 from collections.abc import Callable
 
-__all__ = ["hook_name", "raised"]
+__all__ = ["exception_text", "hook_name", "raised"]
 
 
 def hook_name(fn: Callable[..., object]) -> str:
@@ -37,7 +37,29 @@ def raised(fn: Callable[..., object], exc: BaseException) -> str:
     own = [frame for frame in frames if home is not None and frame.filename == home]
     where = (own or frames)[-1:] if frames else []
     place = f" at {_shown_path(where[0].filename)}:{where[0].lineno}" if where else ""
-    return f"raised {type(exc).__name__}: {exc}{place}"
+    return f"raised {exception_text(exc)}{place}"
+
+
+def exception_text(exc: BaseException) -> str:
+    """``KeyError: 'b'``; never raises, whatever the exception's ``__str__`` or class does
+    (a hook's exception must not escape the failure policy): falls back to the type name."""
+    kind = _type_name(exc)
+    try:
+        message = str(exc)
+    except Exception:
+        return f"{kind} (its message could not be formatted)"
+    if type(message) is not str:  # a str subclass could run code when formatted
+        return f"{kind} (its message could not be formatted)"
+    return f"{kind}: {message}"
+
+
+def _type_name(exc: BaseException) -> str:
+    # ``type.__getattribute__``: a metaclass may override ``__name__`` with code that raises.
+    try:
+        name = type.__getattribute__(type(exc), "__name__")
+    except Exception:
+        return "an exception"
+    return name if type(name) is str else "an exception"
 
 
 def _shown_path(filename: str) -> str:

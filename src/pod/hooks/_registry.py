@@ -38,13 +38,23 @@ from typing import (
 from pydantic import BaseModel
 from typing_extensions import override
 
-from llm_worker import Abort, HookFailedError, HookPoint, Pause, Rewrite, Skip, ToolCallSummary
+from llm_worker import (
+    Abort,
+    HookFailedError,
+    HookPoint,
+    Pause,
+    Rewrite,
+    Skip,
+    ToolCallSummary,
+    bounded,
+    visible,
+)
 
 from . import _events as events
 from ._base import declared_event, input_mismatch
 from ._errors import PodUsageError, RegistryFrozenError
 from ._events import HookEvent, UnknownEventError
-from ._exchange import awaited_coroutine, illegal, legal_copy, own_copy
+from ._exchange import awaited_coroutine, copier, illegal, legal_copy
 from ._names import hook_name, raised
 
 __all__ = ["FailurePolicy", "FrozenHookRegistry", "HookRegistry", "reads_only_hook"]
@@ -408,7 +418,7 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
         """
         return self._dispatch(event.point, info, on_decided)
 
-    async def _dispatch(
+    async def _dispatch(  # noqa: PLR0915 (rewrite folding, text bounds and failure policy meet here)
         self,
         point: HookPoint[InputT, DecisionT],
         info: InputT,
@@ -421,6 +431,7 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
         rewrite: Rewrite | None = None  # PRE_TOOL_CALL: the arguments later hooks are asked about
         hooks = entry.hooks
         last = hooks[-1] if hooks else None  # each registration is a distinct object
+        copy: Callable[[], InputT] | None = None  # made once per event, when first needed
         for registration in hooks:
             decision: object
             cause: Exception | None = None
@@ -428,7 +439,11 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
                 # Each hook gets an Input of its own: whatever it does to it, no other hook,
                 # the trace or the engine sees it. The last hook gets the original, which
                 # nothing reads after it: one hook per event costs no copy at all.
-                own = info if registration is last or registration.reads_only else own_copy(info)
+                if registration is last or registration.reads_only:
+                    own = info
+                else:
+                    copy = copy or copier(info)
+                    own = copy()
                 if registration.timeout is None:
                     decision = registration.fn(own)
                     if registration.is_async:
@@ -500,6 +515,7 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
         if registration.on_error == "deny":
             return Skip(reason=str(error))
         if registration.on_error == "ignore":
-            _log.warning("%s (ignored: on_error='ignore')", error)
+            # A plain-text log: the hook's text is bounded and its control characters shown.
+            _log.warning("%s (ignored: on_error='ignore')", visible(bounded(str(error))))
             return None
         raise error from exc

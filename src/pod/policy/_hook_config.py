@@ -11,7 +11,7 @@ protocol = "native"                  # native (default) | claude-code
 matcher = "read_file|list_files"     # tool events: regex the whole tool name must match
 cwd = "."                            # default: the declaring file's folder; relative to it
 env = { POLICY_LEVEL = "strict" }    # set for the command
-inherit_env = ["PATH", "HOME"]       # true | false | names; default: all but credentials
+inherit_env = ["POLICY_DB"]          # true | false | names (added to PATH, HOME, LANG, ...)
 ```
 
 Every table is validated in full (types are strict: ``timeout = "5"`` is an error, unknown

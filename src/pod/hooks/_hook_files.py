@@ -1,0 +1,339 @@
+"""The syntactic half of ``pod_mypy``'s rules, checked on hook files before they run.
+
+``pod run --hooks FILE:ATTR`` (and any loader of hook files) reads the file and its local
+imports (sibling modules) with :mod:`ast` and refuses, before any of it is executed, what the
+taming database (``taming.toml``, the plugin's own file, read here with :mod:`tomllib`) does
+not allow a hook module to name: untamed imports, untamed builtins, dunder attributes, class
+bases that are neither tamed classes nor the file's own, ``metaclass=``, ``TYPE_CHECKING``
+branches, star imports and imports inside ``try``. It sees no types, so it is a second fence
+behind the plugin, not the proof (``docs/security.md``).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import tomllib
+from collections.abc import Iterator, Mapping
+from functools import cache
+from pathlib import Path
+from typing import Final, NamedTuple, final
+
+from ._errors import PodUsageError
+
+__all__ = ["HookFileError", "TamingDatabase", "check_hook_file", "taming_database"]
+
+DATABASE_PATH: Final = Path(__file__).with_name("taming.toml")
+TABLES: Final = ("classes", "types", "members", "functions", "values", "json", "refused")
+HOOK_API_MODULES: Final = frozenset({"pod", "pod.events", "pod.hooks"})
+_CONDITIONS: Final = frozenset({"TYPE_CHECKING", "MYPY"})
+_BY_LITERAL: Final = frozenset({"getattr", "hasattr"})
+"""Builtins the database allows with a literal, non-dunder attribute name only."""
+
+
+class HookFileError(PodUsageError):
+    """A hook file names what hook code may not; ``problems`` are ``file:line: rule: fix``."""
+
+    def __init__(self, problems: tuple[str, ...]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+
+@final
+class TamingDatabase(NamedTuple):
+    """The entries of ``taming.toml``, by table: ``{table: {name: reason or fix}}``."""
+
+    tables: Mapping[str, Mapping[str, str]]
+
+    def tamed(self, name: str) -> bool:
+        return any(name in self.tables[table] for table in TABLES if table != "refused")
+
+    def names_something_of(self, module: str) -> bool:
+        prefix = module + "."
+        return any(
+            name.startswith(prefix)
+            for table in TABLES
+            if table != "refused"
+            for name in self.tables[table]
+        )
+
+    def fix(self, name: str, default: str) -> str:
+        return self.tables["refused"].get(name, default)
+
+
+@cache
+def taming_database(path: Path = DATABASE_PATH) -> TamingDatabase:
+    """Read the taming database (once per path).
+
+    Raises:
+        PodUsageError: the file is malformed (no name is then known to be safe).
+    """
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise PodUsageError(f"cannot read the taming database {path}: {exc}") from exc
+    tables: dict[str, dict[str, str]] = {}
+    for table in TABLES:
+        section: object = document.get(table, {})
+        if not isinstance(section, dict):
+            raise PodUsageError(f"malformed taming database {path}: [{table}]")
+        entries: dict[str, str] = {}
+        for name, text in section.items():  # pyright: ignore[reportUnknownVariableType]
+            if not isinstance(name, str) or not isinstance(text, str) or not text.strip():
+                raise PodUsageError(f"malformed taming database {path}: [{table}] {name!r}")
+            entries[name] = text
+        tables[table] = entries
+    return TamingDatabase(tables)
+
+
+def check_hook_file(path: Path, database: TamingDatabase | None = None) -> None:
+    """Check ``path`` and the sibling modules it imports, without running any of them.
+
+    Raises:
+        HookFileError: every problem of every file, ``file:line: rule: fix``, one a line.
+    """
+    known = database or taming_database()
+    problems: list[str] = []
+    pending, seen = [path.resolve()], set[Path]()
+    while pending:
+        file = pending.pop()
+        if file in seen:
+            continue
+        seen.add(file)
+        checker = _Checker(file, known)
+        problems += checker.problems()
+        pending += checker.local_files
+    if problems:
+        raise HookFileError(tuple(problems))
+
+
+class _Checker(ast.NodeVisitor):
+    def __init__(self, file: Path, database: TamingDatabase) -> None:
+        self.file = file
+        self.database = database
+        self.local_files: list[Path] = []
+        self._problems: list[str] = []
+        self._names: dict[str, str] = {}
+        """Imported names: local name -> full dotted name (``""`` for a local module's)."""
+        self._modules: set[str] = set()
+        """Local names bound to a whole imported (non-local) module."""
+        self._classes: set[str] = set()
+        self._try_depth = 0
+
+    def problems(self) -> list[str]:
+        try:
+            tree = ast.parse(self.file.read_bytes(), filename=str(self.file))
+        except (OSError, SyntaxError, ValueError) as exc:
+            return [f"{self.file}:{getattr(exc, 'lineno', 0) or 0}: hook-file: {exc}"]
+        self._classes = {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
+        self.visit(tree)
+        return self._problems
+
+    def _refuse(self, node: ast.AST, rule: str, fix: str) -> None:
+        self._problems.append(f"{self.file}:{getattr(node, 'lineno', 0)}: {rule}: {fix}")
+
+    def _local(self, module: str) -> Path | None:
+        folder = self.file.parent
+        parts = module.split(".")
+        for candidate in (
+            folder.joinpath(*parts).with_suffix(".py"),
+            folder.joinpath(*parts, "__init__.py"),
+        ):
+            if candidate.is_file():
+                return candidate.resolve()
+        return None
+
+    # -- imports ------------------------------------------------------------------------
+
+    def visit_Import(self, node: ast.Import) -> None:
+        self._no_try(node)
+        for alias in node.names:
+            local = self._local(alias.name)
+            bound = alias.asname or alias.name.partition(".")[0]
+            if local is not None:
+                self.local_files.append(local)
+                self._names[bound] = ""
+            elif self._is_module(alias.name):
+                self._names[bound] = alias.name if alias.asname else bound
+                self._modules.add(bound)
+            else:
+                self._refuse(
+                    node,
+                    "hook-import",
+                    f"`{alias.name}` has no tamed name: "
+                    "a hook module imports only what taming.toml lists",
+                )
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        self._no_try(node)
+        module = node.module or ""
+        if module == "__future__":
+            return
+        local = self._local(module) if node.level <= 1 and module else None
+        for alias in node.names:
+            bound = alias.asname or alias.name
+            if alias.name == "*":
+                self._refuse(
+                    node, "hook-star-import", f"name what you use: `from {module} import NAME`"
+                )
+            elif local is not None or node.level > 0:
+                if local is not None:
+                    self.local_files.append(local)
+                self._names[bound] = ""
+            elif self.database.tamed(f"{module}.{alias.name}"):
+                self._names[bound] = f"{module}.{alias.name}"
+            elif self._is_module(f"{module}.{alias.name}"):
+                self._names[bound] = f"{module}.{alias.name}"
+                self._modules.add(bound)
+            else:
+                name = f"{module}.{alias.name}"
+                self._refuse(
+                    node,
+                    "hook-import",
+                    self.database.fix(
+                        name,
+                        f"`{name}` is not tamed: use a name taming.toml lists, or move "
+                        "the code into a host module",
+                    ),
+                )
+
+    def _is_module(self, name: str) -> bool:
+        return name in HOOK_API_MODULES or self.database.names_something_of(name)
+
+    def _no_try(self, node: ast.stmt) -> None:
+        if self._try_depth:
+            self._refuse(
+                node,
+                "hook-import-in-try",
+                "import unconditionally: a fallback import may differ from what was checked",
+            )
+
+    def visit_Try(self, node: ast.Try) -> None:
+        self._inside_try(node)
+
+    def visit_TryStar(self, node: ast.TryStar) -> None:
+        self._inside_try(node)
+
+    def _inside_try(self, node: ast.Try | ast.TryStar) -> None:
+        self._try_depth += 1
+        self.generic_visit(node)
+        self._try_depth -= 1
+
+    # -- names, attributes, classes, conditions -----------------------------------------
+
+    def visit_Name(self, node: ast.Name) -> None:
+        name = node.id
+        if name in self._names or name in self._classes or not hasattr(builtins, name):
+            return
+        full = f"builtins.{name}"
+        if isinstance(node.ctx, ast.Store | ast.Del):
+            self._refuse(node, "hook-builtin", f"`{name}` shadows a builtin: pick another name")
+        elif name in _CONDITIONS:
+            pass
+        elif not self.database.tamed(full) and name not in ("__name__", "__doc__"):
+            self._refuse(node, "hook-builtin", self.database.fix(full, f"`{name}` is not tamed"))
+
+    def visit_Call(self, node: ast.Call) -> None:
+        function = node.func
+        if isinstance(function, ast.Name) and function.id in _BY_LITERAL:
+            attribute = node.args[1] if len(node.args) > 1 else None
+            literal = isinstance(attribute, ast.Constant) and isinstance(attribute.value, str)
+            if literal and not str(attribute.value).startswith("__"):  # type: ignore[union-attr]
+                for child in [*node.args, *node.keywords]:
+                    self.visit(child)
+                return
+        self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        attribute = node.attr
+        value = node.value
+        calls_super = (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id == "super"
+        )
+        if attribute.startswith("__") and attribute.endswith("__") and not calls_super:
+            self._refuse(
+                node,
+                "hook-dunder",
+                f"`.{attribute}` is reflection: use the object's public attributes",
+            )
+        elif isinstance(value, ast.Name) and value.id in self._modules:
+            full = f"{self._names[value.id]}.{attribute}"
+            if not (self.database.tamed(full) or self.database.names_something_of(full)):
+                self._refuse(
+                    node,
+                    "hook-untamed",
+                    self.database.fix(full, f"`{full}` is not tamed: use a name taming.toml lists"),
+                )
+        self.generic_visit(node)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        for base in node.bases:
+            target = base.value if isinstance(base, ast.Subscript) else base
+            name = self._dotted(target)
+            if name is None or not self._tamed_class(name):
+                shown = ast.unparse(target)
+                self._refuse(
+                    base,
+                    "hook-class-base",
+                    f"`{shown}` is not a tamed class: derive from a tamed class "
+                    "(object, Exception, pod.Hook, ...) or one of the file's own",
+                )
+        for keyword in node.keywords:
+            if keyword.arg == "metaclass":
+                self._refuse(
+                    keyword, "hook-metaclass", "no metaclass in a hook module: use a plain class"
+                )
+        self.generic_visit(node)
+
+    def _dotted(self, node: ast.expr) -> str | None:
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, ast.Attribute):
+            head = self._dotted(node.value)
+            return None if head is None else f"{head}.{node.attr}"
+        return None
+
+    def _tamed_class(self, name: str) -> bool:
+        head, _, rest = name.partition(".")
+        if head in self._classes and not rest:
+            return True
+        imported = self._names.get(head)
+        if imported == "":
+            return True  # a class of a local hook module, checked in its own file
+        full = f"{imported}.{rest}".rstrip(".") if imported else f"builtins.{name}"
+        if imported and not rest:
+            full = imported
+        return full in self.database.tables["classes"]
+
+    def visit_If(self, node: ast.If) -> None:
+        self._condition(node.test)
+        self.generic_visit(node)
+
+    def visit_IfExp(self, node: ast.IfExp) -> None:
+        self._condition(node.test)
+        self.generic_visit(node)
+
+    def visit_While(self, node: ast.While) -> None:
+        self._condition(node.test)
+        self.generic_visit(node)
+
+    def _condition(self, test: ast.expr) -> None:
+        for node in _names_in(test):
+            if node in _CONDITIONS:
+                self._refuse(
+                    test,
+                    "hook-type-checking",
+                    f"no `{node}` branch: the checker and the run would see "
+                    "different code; write one version",
+                )
+                return
+
+
+def _names_in(test: ast.expr) -> Iterator[str]:
+    for node in ast.walk(test):
+        if isinstance(node, ast.Name):
+            yield node.id
+        elif isinstance(node, ast.Attribute):
+            yield node.attr
