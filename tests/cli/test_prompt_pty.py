@@ -164,10 +164,12 @@ def test_a_turn_end_review_shows_the_answer_before_asking(
     server: ReplayServer, project: Path, tmp_path: Path
 ) -> None:
     server.reply_json(chat_reply(text=FINAL_TEXT))
-    argv = [sys.executable, "-m", "pod", "run", PROMPT, *run_arguments(server, project, "review")]
+    options = [*run_arguments(server, project), f"--hooks={project}/review_hooks.py:review"]
+    trusted = [o for o in options if "approval_hooks" not in o] + ["--trust-hooks"]
+    argv = [sys.executable, "-m", "pod", "run", PROMPT, *trusted]
     terminal = Terminal(argv, cwd=tmp_path)
     try:
-        terminal.expect("paused at turn_end by approval_hooks.review_the_answer")
+        terminal.expect("paused at turn_end by review_hooks.review_the_answer")
         terminal.expect("the answer, before it is given:")
         terminal.expect(FINAL_TEXT)  # shown before the question, not after
         terminal.expect("continue or abort? [continue/abort]:")
