@@ -30,7 +30,8 @@ from mypy.server.subexpr import get_subexpressions
 from mypy.subtypes import is_same_type
 
 from .._consts import HOOK_ESCAPE, HOOK_UNTAMED, MESSAGES
-from .base import FORMAT_METHODS, Rules, dunder, format_fields, is_str
+from .base import FORMAT_METHODS, dunder, format_fields, is_str
+from .names import NameRules
 
 __all__ = ["SyntaxRules"]
 
@@ -43,7 +44,7 @@ _ISINSTANCE_HOOKS: Final = frozenset(
 _SPECIAL_BASES: Final = frozenset({"builtins.object", "typing._TypedDict", "typing.Generic"})
 
 
-class SyntaxRules(Rules):
+class SyntaxRules(NameRules):
     def _call(self, o: CallExpr) -> None:
         callee = o.callee
         if isinstance(callee, NameExpr) and callee.fullname in _GETATTR:
