@@ -23,6 +23,7 @@ from llm_worker import (
     PreCompactInfo,
     PreRequestInfo,
     PreToolDecision,
+    Rewrite,
     Skip,
     ToolCallSummary,
     TurnEndInfo,
@@ -39,7 +40,9 @@ async def engine_side(  # noqa: PLR0917  # one Input of each kind
     end: TurnEndInfo,
     abort: AbortInfo,
 ) -> None:
-    assert_type(await port.ask(PRE_TOOL_CALL_POINT, call), Continue | Skip | Abort | Pause)
+    assert_type(
+        await port.ask(PRE_TOOL_CALL_POINT, call), Continue | Skip | Abort | Pause | Rewrite
+    )
     assert_type(await port.ask(PRE_TOOL_CALL_POINT, call), PreToolDecision)
     assert_type(await port.ask(PRE_LLM_REQUEST_POINT, request), Continue | Abort | Pause)
     assert_type(await port.ask(TURN_END_POINT, end), Continue | Pause)

@@ -17,6 +17,7 @@ from pod import (
     Pause,
     PreToolDecision,
     PromptSubmitInfo,
+    Rewrite,
     Skip,
     ToolCallSummary,
     TurnEndInfo,
@@ -73,7 +74,7 @@ def declared(call: ToolCallSummary) -> PreToolDecision:
 # The Input and the decisions come from the event; the hook is given back unchanged.
 assert_type(
     registry.on(events.PRE_TOOL_CALL, guard),
-    Callable[[ToolCallSummary], Continue | Skip | Abort | Pause],
+    Callable[[ToolCallSummary], Continue | Skip | Abort | Pause | Rewrite],
 )
 assert_type(
     registry.on(events.TURN_END, review), Callable[[TurnEndInfo], Awaitable[Continue | Pause]]
@@ -87,7 +88,7 @@ assert_type(
     registry.on(events.PRE_COMPACT, before_compaction),
     Callable[[PreCompactInfo], Awaitable[Continue | Pause]],
 )
-assert_type(declared, HookFunction[ToolCallSummary, Continue | Skip | Abort | Pause])
+assert_type(declared, HookFunction[ToolCallSummary, Continue | Skip | Abort | Pause | Rewrite])
 registry.on(events.PRE_TOOL_CALL, DenyAll())
 registry.on(events.PRE_TOOL_CALL, declared)
 registry.on(events.PROMPT_SUBMIT)(on_prompt)
