@@ -306,3 +306,63 @@ def test_the_runner_fails_exactly_the_wrong_cases(
         "E   Expected:\n"
         'E     main:2: error: "Worker" has no attribute "run"  [attr-defined] (diff)'
     ) in out, out
+
+
+DISAGREEING_CONFTEST = """\
+from _mypy_batch import _pytest
+from _mypy_batch import pytest_collection_modifyitems, pytest_sessionfinish, pytest_terminal_summary
+from _mypy_batch._build import CaseOutput
+
+_real = _pytest.check_together
+
+
+def _planting(cases, settings):
+    # What an order-dependent plugin answer looks like: an error only the shared build has.
+    outputs = _real(cases, settings)
+    for package, found in outputs.items():
+        if found is not None:
+            planted = f"{package}/main.py:1: error: planted by the shared build  [misc]"
+            outputs[package] = CaseOutput((*found.lines, planted))
+    return outputs
+
+
+_pytest.check_together = _planting
+"""
+
+
+def test_a_case_that_fails_only_in_its_shared_build_fails_the_suite(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    (tmp_path / "test_one.yml").write_text("- case: one_clean\n  main: |\n    x: int = 1\n")
+    (tmp_path / "conftest.py").write_text(DISAGREEING_CONFTEST)
+    base = str(request.config.getoption("mypy_testing_base"))
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            f"--mypy-ini-file={CONFIG}",
+            f"--mypy-testing-base={base}",
+            "--mypy-closed-schema",
+            str(tmp_path),
+        ],
+        cwd=tmp_path,
+        env={
+            **os.environ,
+            "PYTHONPATH": str(HERE),
+            "PATH": os.pathsep.join((str(Path(sys.executable).parent), os.environ.get("PATH", ""))),
+        },
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    out = done.stdout
+
+    # The case passes alone, so pytest counts it passed, but the suite fails and shows what
+    # the shared build said.
+    assert "1 passed" in out, out
+    assert done.returncode == 1, out
+    assert "BATCHING DEFECT: test_one.yml::one_clean fails in its shared build" in out, out
+    assert "main.py:1: error: planted by the shared build  [misc]" in out, out

@@ -4,6 +4,16 @@ See ``docs/contributing.md`` ("The typing suite") for how batching works and whe
 alone.
 """
 
-from ._pytest import BatchedCase, pytest_collection_modifyitems, pytest_terminal_summary
+from ._pytest import (
+    BatchedCase,
+    pytest_collection_modifyitems,
+    pytest_sessionfinish,
+    pytest_terminal_summary,
+)
 
-__all__ = ["BatchedCase", "pytest_collection_modifyitems", "pytest_terminal_summary"]
+__all__ = [
+    "BatchedCase",
+    "pytest_collection_modifyitems",
+    "pytest_sessionfinish",
+    "pytest_terminal_summary",
+]

@@ -27,7 +27,12 @@ from pytest_mypy_plugins.utils import TypecheckAssertionError
 from ._build import BuildSettings, CaseOutput, check_together
 from ._namespace import PREFIX, MovedCase, namespace
 
-__all__ = ["BatchedCase", "pytest_collection_modifyitems", "pytest_terminal_summary"]
+__all__ = [
+    "BatchedCase",
+    "pytest_collection_modifyitems",
+    "pytest_sessionfinish",
+    "pytest_terminal_summary",
+]
 
 
 class BatchedCase(YamlTestItem):
@@ -52,7 +57,7 @@ class BatchedCase(YamlTestItem):
             return
         # The case alone decides: this raises (with its own report) if it fails there too.
         self._run_alone(_batch_cache(self))
-        self.config.stash[_SUITE].disagreements.append(self.nodeid)
+        self.config.stash[_SUITE].disagreements[self.nodeid] = found.lines
 
     def _run_alone(self, cache: str) -> None:
         """Run the case as pytest-mypy-plugins does, in a cache of ``cache``'s config: cases of
@@ -89,7 +94,8 @@ class _Suite:
     """Node id -> why the case runs in a build of its own."""
     own_builds: dict[str, str] = field(default_factory=dict[str, str])
     """Node id -> why the case is batched in a build of its own."""
-    disagreements: list[str] = field(default_factory=list[str])
+    disagreements: dict[str, tuple[str, ...]] = field(default_factory=dict[str, tuple[str, ...]])
+    """Cases that failed in their shared build but passed alone: the shared build's output."""
     builds: int = 0
     planned: int = 0
     """Cases planned so far: case ``n`` goes in package ``tcase<n>``."""
@@ -170,6 +176,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     config.stash.setdefault(_SUITE, _Suite()).plan(batched)
 
 
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A case whose shared build disagrees with its run alone fails the suite: its answer
+    depends on the other modules of a build, which users' builds have too."""
+    suite = session.config.stash.get(_SUITE, None)
+    if suite is not None and suite.disagreements and exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def pytest_terminal_summary(
     terminalreporter: pytest.TerminalReporter, config: pytest.Config
 ) -> None:
@@ -186,7 +200,11 @@ def pytest_terminal_summary(
         terminalreporter.write_line(f"  own build: {nodeid}: {reason}")
     for nodeid, reason in suite.alone.items():
         terminalreporter.write_line(f"  alone: {nodeid}: {reason}")
-    for nodeid in suite.disagreements:
+    for nodeid, lines in suite.disagreements.items():
         terminalreporter.write_line(
-            f"  BATCHING DEFECT: {nodeid} fails in its shared build but passes alone", red=True
+            f"  BATCHING DEFECT: {nodeid} fails in its shared build but passes alone; "
+            "its shared build said:",
+            red=True,
         )
+        for line in lines or ("(nothing)",):
+            terminalreporter.write_line(f"    {line}")

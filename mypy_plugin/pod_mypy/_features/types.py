@@ -75,7 +75,7 @@ class TypeRule:
         self._class_allowed = class_allowed
         self._options = options
         self._known: dict[Type, str | None] = {}
-        self._any_passed = False
+        self._any_met = False
 
     def forget(self) -> None:
         self._known.clear()
@@ -87,12 +87,12 @@ class TypeRule:
         except (TypeError, RecursionError):  # an unhashable or self-referring type
             known = _MISSING
         if known is _MISSING:
-            self._any_passed = False
+            self._any_met = False
             found = self._judge(typ, value=True, seen=set())
             known = found
-            # mypy's types compare equal whatever kind of Any they hold: an answer that passed
-            # over an Any of an error must not answer for an explicit Any.
-            if not self._any_passed:
+            # mypy's types compare equal whatever kind of Any they hold, and the kind decides
+            # the answer: an answer for a type holding an Any answers for that type alone.
+            if not self._any_met:
                 with contextlib.suppress(TypeError, RecursionError):
                     self._known[typ] = found
         if known is None:
@@ -116,8 +116,8 @@ class TypeRule:
 
     def _judge_proper(self, proper: ProperType, *, value: bool, seen: set[int]) -> str | None:
         if isinstance(proper, AnyType):
+            self._any_met = True
             if proper.type_of_any in _PASSED_ANY:
-                self._any_passed = True
                 return None
             return _ANY
         if isinstance(proper, Instance):
