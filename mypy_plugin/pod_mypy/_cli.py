@@ -62,6 +62,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     database.add_argument("--markdown", action="store_true", help="as docs/plugin.md's tables")
     database.add_argument(
+        "--json", action="store_true", help="as JSON: its digest and every entry, table by table"
+    )
+    database.add_argument(
         "--into", metavar="FILE", help="replace the tables between the database markers of FILE"
     )
     return parser
@@ -75,6 +78,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _write_tables(arguments.into, render_markdown(raw))
         if arguments.markdown:
             print(render_markdown(raw))
+        elif arguments.json:
+            entries = [entry._asdict() for entry in raw.entries]
+            print(json.dumps({"digest": raw.digest, "entries": entries}, indent=2))
         else:
             for entry in raw.entries:
                 print(f"[{entry.table}] {entry.name}: {entry.text}")

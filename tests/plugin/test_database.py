@@ -3,6 +3,7 @@ consistent, and ``docs/plugin.md`` shows exactly what the file holds."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from mypy.modulefinder import BuildSource
 from mypy.nodes import MypyFile
 from mypy.options import Options
 
+from pod_mypy._cli import main
 from pod_mypy._database import Tamed, load, render_markdown, resolve
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,3 +90,17 @@ def test_docs_render_the_database() -> None:
         "docs/plugin.md's database table is stale: "
         "run python -m pod_mypy database --into docs/plugin.md"
     )
+
+
+def test_the_database_command_prints_every_entry_as_json(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["database", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    database = load()
+    assert document["digest"] == database.digest
+    assert [(e["table"], e["name"], e["text"]) for e in document["entries"]] == [
+        tuple(entry) for entry in database.entries
+    ]
+    refused = {e["name"]: e["text"] for e in document["entries"] if e["table"] == "refused"}
+    assert refused["typing.Annotated"].startswith("Annotated metadata is an expression")

@@ -16,6 +16,8 @@ from mypy.nodes import (
     SuperExpr,
     TypeInfo,
 )
+from mypy.type_visitor import TypeQuery
+from mypy.types import Type, UnboundType
 
 from .._consts import HOOK_ESCAPE, HOOK_UNTAMED, MESSAGES
 from .._modules import POD_HOOK_MODULES
@@ -189,3 +191,28 @@ class NameRules(Rules):
             if name in builtins.names:
                 line = node.line if node.line > 0 else 1
                 self._report(Context(line, 0), MESSAGES["shadow"].format(name=name), HOOK_ESCAPE)
+
+    def annotation(self, context: Context, typ: Type | None) -> None:
+        """Names in an annotation as written: mypy keeps only the analysed type, so a refused
+        name reached through its module (``typing.Annotated[int, os.system(...)]``, whose
+        metadata the run evaluates at ``get_type_hints``) is not an expression the walk sees."""
+        if typ is None:
+            return
+        for name in typ.accept(_UnboundNames()):
+            head, _, rest = name.partition(".")
+            symbol = self.file.names.get(head)
+            if not rest or symbol is None or not isinstance(symbol.node, MypyFile):
+                continue  # a name the module imported is judged at its import
+            fullname = f"{symbol.node.fullname}.{rest}"
+            if self.tamed.refusal(fullname) and not self._was_refused(fullname):
+                self._untamed(context, f'"{fullname}"', fullname)
+
+
+class _UnboundNames(TypeQuery[list[str]]):
+    """Every name an unanalysed annotation writes (string annotations are parsed too)."""
+
+    def strategy(self, items: list[list[str]]) -> list[str]:
+        return [name for item in items for name in item]
+
+    def visit_unbound_type(self, t: UnboundType, /) -> list[str]:
+        return [t.name, *self.query_types(t.args)]

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final, final
 
+from mypy.fastparse import parse_type_string
 from mypy.nodes import (
     AssignmentStmt,
     Block,
@@ -56,6 +57,7 @@ from mypy.nodes import (
     SetComprehension,
     SetExpr,
     Statement,
+    StrExpr,
     SuperExpr,
     TempNode,
     TryStmt,
@@ -191,6 +193,9 @@ class _Walker(SyntaxRules):  # one line of bases: mypyc compiles no diamond
                 self.block(body)
         else:
             if isinstance(o, AssignmentStmt):
+                self.annotation(o, o.unanalyzed_type)
+                if o.is_alias_def and isinstance(o.rvalue, StrExpr):  # X: TypeAlias = "..."
+                    self.annotation(o, parse_type_string(o.rvalue.value, "", o.line, o.column))
                 for lvalue in o.lvalues:
                     self._target(lvalue, "__setitem__")
             elif isinstance(o, OperatorAssignmentStmt):
@@ -200,6 +205,7 @@ class _Walker(SyntaxRules):  # one line of bases: mypyc compiles no diamond
             self.expressions(o)
 
     def _function(self, o: FuncDef) -> None:
+        self.annotation(o, o.unanalyzed_type)
         self._functions.append(o.name)
         for argument in o.arguments:
             self.expressions(argument.initializer)
