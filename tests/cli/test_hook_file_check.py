@@ -132,3 +132,55 @@ def test_the_plugin_and_the_loader_read_the_same_taming_database() -> None:
     }
     assert loader == plugin
     assert len(loader) > 500
+
+
+QUOTED = """
+import functools
+import os
+import typing
+from typing import Literal, TypeAlias
+
+from pod import Continue, HookRegistry, ToolCallSummary, events
+
+registry = HookRegistry()
+Quiet: TypeAlias = "typing.Annotated[str, os.system('touch ran')]"
+Mode: TypeAlias = Literal["read", "write"]
+
+
+@functools.singledispatch
+def describe(value: object) -> str:
+    return "value"
+
+
+@describe.register
+def _(value: "typing.Annotated[bytes, os.system('touch ran')]") -> str:
+    return "bytes"
+
+
+@describe.register
+def _(value: list["typing.Annotated[int, os.system('touch ran')]"]) -> str:
+    return "list"
+
+
+def mode(value: "Mode") -> Literal["read", "write"]:
+    return value
+
+
+@registry.on(events.PRE_TOOL_CALL)
+def look(call: ToolCallSummary) -> Continue:
+    return Continue()
+"""
+
+
+def test_quoted_annotations_are_checked_as_the_code_get_type_hints_runs(tmp_path: Path) -> None:
+    # singledispatch's register evaluates a quoted annotation (and an alias string it names)
+    # when the module is imported: the check reads them as code, Literal's strings as text.
+    (tmp_path / "quoted.py").write_text(QUOTED)
+    code, stderr = _run(tmp_path, "--hooks=quoted.py:registry")
+    assert code == 2, stderr
+    quoted = tmp_path / "quoted.py"
+    errors = [line for line in stderr.splitlines() if line.startswith("pod run: error: ")]
+    where = [line.removeprefix("pod run: error: ").partition(": ")[0] for line in errors]
+    assert where == [f"{quoted}:{line}" for line in (10, 10, 20, 20, 25, 25)], stderr
+    assert all("Annotated" in line or "process I/O" in line for line in errors), stderr
+    assert not (tmp_path / "ran").exists()

@@ -268,6 +268,53 @@ class _Checker(ast.NodeVisitor):
                 )
         self.generic_visit(node)
 
+    # -- quoted annotations ----------------------------------------------------------------
+
+    def visit_arg(self, node: ast.arg) -> None:
+        self._quoted(node.annotation)
+        self.generic_visit(node)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self._quoted(node.returns)
+        self.generic_visit(node)
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        self._quoted(node.returns)
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self._quoted(node.annotation)
+        if self._dotted(node.annotation) in {"TypeAlias", "typing.TypeAlias"}:
+            self._quoted(node.value)  # X: TypeAlias = "..."
+        self.generic_visit(node)
+
+    def _quoted(self, annotation: ast.expr | None) -> None:
+        """A quoted annotation is code too: ``typing.get_type_hints`` (which singledispatch's
+        ``register`` calls) evaluates it, and the strings in its type positions, in the
+        module's namespace."""
+        for quoted, text in self._type_strings(annotation):
+            try:
+                parsed = ast.parse(text.strip(), mode="eval")
+            except SyntaxError:
+                self._refuse(quoted, "hook-annotation", "a quoted annotation must be a type")
+                continue
+            for inner in ast.walk(parsed):
+                ast.copy_location(inner, quoted)
+            self.visit(parsed.body)
+
+    def _type_strings(self, node: ast.expr | None) -> Iterator[tuple[ast.Constant, str]]:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield node, node.value
+        elif isinstance(node, ast.Subscript):
+            if (self._dotted(node.value) or "").rpartition(".")[2] != "Literal":
+                yield from self._type_strings(node.slice)
+        elif isinstance(node, (ast.Tuple, ast.List)):
+            for item in node.elts:
+                yield from self._type_strings(item)
+        elif isinstance(node, ast.BinOp):
+            yield from self._type_strings(node.left)
+            yield from self._type_strings(node.right)
+
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         for base in node.bases:
             target = base.value if isinstance(base, ast.Subscript) else base
