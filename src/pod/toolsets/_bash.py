@@ -31,6 +31,7 @@ import contextlib
 import os
 import shutil
 import signal
+import subprocess
 from typing import Final, final
 
 from pydantic import BaseModel, Field, JsonValue
@@ -75,17 +76,39 @@ class _Captured:
         self.dropped = 0
         self.limit = limit
 
-    async def read(self, stream: asyncio.StreamReader) -> None:
-        while chunk := await stream.read(_CHUNK):
-            room = max(self.limit * 4 - len(self.kept), 0)  # bytes: up to 4 per character
-            self.kept += chunk[:room]
-            self.dropped += max(len(chunk) - room, 0)
+    def add(self, chunk: bytes) -> None:
+        room = max(self.limit * 4 - len(self.kept), 0)  # bytes: up to 4 per character
+        self.kept += chunk[:room]
+        self.dropped += max(len(chunk) - room, 0)
 
     def text(self) -> tuple[str, int]:
         """The kept text and how many characters (or bytes, past the kept ones) were cut."""
         decoded = self.kept.decode("utf-8", errors="replace")
         cut = max(len(decoded) - self.limit, 0) + self.dropped
         return decoded[: self.limit], cut
+
+
+@final
+class _Shell(asyncio.SubprocessProtocol):
+    """The shell's pipes and its exit, told apart: the shell may exit while something it
+    started still holds the pipes (``asyncio.subprocess``'s ``wait`` waits for both)."""
+
+    def __init__(self, limit: int) -> None:
+        loop = asyncio.get_running_loop()
+        self.stdout, self.stderr = _Captured(limit), _Captured(limit)
+        self.exited: asyncio.Future[None] = loop.create_future()
+        self.closed: asyncio.Future[None] = loop.create_future()
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        (self.stdout if fd == 1 else self.stderr).add(data)
+
+    def process_exited(self) -> None:
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.closed.done():
+            self.closed.set_result(None)
 
 
 def _kill_group(pid: int) -> None:
@@ -117,41 +140,35 @@ class BashTool(ClaudeCodeTool[BashArguments]):
 
     async def run(self, arguments: BashArguments) -> tuple[str, dict[str, JsonValue]]:
         timeout_ms = arguments.timeout or self._default_timeout_ms
-        process = await asyncio.create_subprocess_exec(
+        loop = asyncio.get_running_loop()
+        transport, shell = await loop.subprocess_exec(
+            lambda: _Shell(self._max_output_chars),
             self._shell,
             "-c",
             arguments.command,
             cwd=self._workspace.root,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             start_new_session=True,  # its own process group: killed as one
         )
-        stdout, stderr = _Captured(self._max_output_chars), _Captured(self._max_output_chars)
-        assert process.stdout is not None
-        assert process.stderr is not None
-        readers = asyncio.gather(stdout.read(process.stdout), stderr.read(process.stderr))
+        pid = transport.get_pid()
         timed_out = False
         try:
             try:
                 async with asyncio.timeout(timeout_ms / 1000):
-                    await process.wait()
+                    await asyncio.shield(shell.exited)
             except TimeoutError:
                 timed_out = True
-            _kill_group(process.pid)  # on a timeout the shell too; else what it left running
-            await process.wait()
+            _kill_group(pid)  # on a timeout the shell too; else what it left running
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(_DRAIN_SECONDS):
-                    await asyncio.shield(readers)
+                    await asyncio.shield(shell.closed)
         finally:
-            _kill_group(process.pid)  # also when the call itself is cancelled
-            if process.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    process.kill()
-            readers.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await readers
-        return self._result(stdout, stderr, process.returncode, timed_out, timeout_ms)
+            _kill_group(pid)  # also when the call itself is cancelled
+            transport.close()
+        status = transport.get_returncode()
+        return self._result(shell.stdout, shell.stderr, status, timed_out, timeout_ms)
 
     def _result(
         self,

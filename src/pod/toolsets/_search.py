@@ -79,7 +79,8 @@ def expand_braces(pattern: str) -> list[str]:
                 break
     else:
         return [pattern]  # an unclosed brace is literal
-    inner, parts, depth, last = pattern[start + 1 : end], [], 0, 0
+    inner, depth, last = pattern[start + 1 : end], 0, 0
+    parts: list[str] = []
     for index, char in enumerate(inner):
         if char == "{":
             depth += 1
