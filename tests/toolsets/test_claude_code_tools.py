@@ -6,14 +6,16 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import JsonValue
 
-from llm_worker import Tool, ToolArgumentsError, ToolCall
+from llm_worker import Continue, Skip, Tool, ToolArgumentsError, ToolCall, ToolCallSummary
 from llm_worker._tool_runner import ToolRunner
+from pod import PermissionHook, PermissionRule, PodUsageError
 from pod.toolsets import CLAUDE_CODE_TOOL_NAMES, ToolError, claude_code_tools, tool_response
 
 
@@ -292,12 +294,18 @@ def test_bash_runs_a_real_shell_in_the_workspace(root: Path) -> None:
 
 
 def _gone(pid: int) -> bool:
-    """The process no longer runs (gone, or a zombie waiting for its reaper)."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except FileNotFoundError:
-        return True
-    return "State:\tZ" in status
+    """The process ends (is gone, or a zombie waiting for its reaper) once its SIGKILL is
+    delivered: the kernel ends it asynchronously, so this waits for it, up to 10 s (a bound
+    on a hang, not a measure of speed)."""
+    for _ in range(500):
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except FileNotFoundError:
+            return True
+        if "State:\tZ" in status:
+            return True
+        time.sleep(0.02)
+    return False
 
 
 def test_bash_timeout_kills_the_whole_process_group(root: Path) -> None:
@@ -381,3 +389,64 @@ def test_each_tool_records_claude_codes_tool_response_for_its_call(root: Path) -
         "filenames": [str(root / "notes.md")],
     }
     assert tool_response("t6", "Read") is None  # another tool's call of that id: nothing
+
+
+def test_bash_keeps_nothing_between_calls_and_has_pods_environment(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("POD_TOOLSET_PROBE", "seen")
+    tools = tools_of(root)
+    assert call(tools, "Bash", command="cd src; X=1; pwd") == str(root / "src")
+    assert call(tools, "Bash", command='pwd; echo "${X:-unset} $POD_TOOLSET_PROBE"') == (
+        f"{root}\nunset seen"
+    )
+    assert call(tools, "Bash", command="cat") == "(no output)"  # stdin is closed, not waited on
+
+
+def test_read_refuses_more_than_its_character_cap_and_reads_a_part(root: Path) -> None:
+    (root / "big.txt").write_text(("b" * 1000 + "\n") * 300)
+    tools = tools_of(root)
+    assert "read a part with offset and limit" in refused(tools, "Read", file_path="big.txt")
+    assert len(call(tools, "Read", file_path="big.txt", limit=10).splitlines()) == 10
+
+
+def test_glob_lists_at_most_100_files_and_says_it_cut(root: Path) -> None:
+    for number in range(101):
+        (root / f"n{number:03}.log").write_text("")
+    text = call(tools_of(root), "Glob", pattern="*.log")
+    assert len(text.splitlines()) == 101  # 100 paths and the note
+    assert text.endswith("(Results are truncated. Consider using a more specific path or pattern.)")
+
+
+def test_grep_cuts_long_lines_and_bounds_its_text(root: Path) -> None:
+    (root / "long.txt").write_text("needle" + "n" * 1000 + "\n")
+    text = call(tools_of(root), "Grep", pattern="needle", output_mode="content")
+    assert text == f"{root / 'long.txt'}:1:needle" + "n" * 494 + " [...]"
+    for number in range(100):
+        (root / f"many{number}.txt").write_text(("needle " * 60 + "\n") * 10)
+    bounded = call(tools_of(root), "Grep", pattern="needle", output_mode="content", head_limit=0)
+    assert len(bounded) < 30_100
+    assert bounded.endswith("characters cut; narrow the search]")
+
+
+def test_permission_rules_govern_the_tools_by_name_and_bash_command(root: Path) -> None:
+    rules = [
+        PermissionRule(action="deny", tool="Bash", command_prefix="rm", reason="no deleting"),
+        PermissionRule(action="allow", tool="*"),
+    ]
+    permissions = PermissionHook(rules, workspace=root)
+    permissions.check_tools(claude_code_tools(root))  # Bash has the command argument
+
+    def decide(name: str, **arguments: JsonValue) -> object:
+        return permissions(
+            ToolCallSummary(call_id="c", tool_name=name, arguments=json.dumps(arguments), turn=0)
+        )
+
+    assert decide("Bash", command="rm -rf src") == Skip(reason="no deleting")
+    assert decide("Bash", command="ls") == Continue()
+    # The path condition reads an argument named path: Read's file_path is not one (yet).
+    by_path = PermissionHook(
+        [PermissionRule(action="deny", tool="Read", path=".env")], default="allow", workspace=root
+    )
+    with pytest.raises(PodUsageError, match="'path' is not a parameter of any tool 'Read'"):
+        by_path.check_tools(claude_code_tools(root))
