@@ -195,3 +195,42 @@ def test_a_tool_named_like_a_claude_code_tool_is_refused(
         "tool; rename the tool"
     ) in err
     assert server.requests == []
+
+
+def test_a_saved_run_resumes_with_its_toolset(
+    server: ReplayServer, workspace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    saved = tmp_path / "run.json"
+    server.reply_json(chat_reply(text="ok"))
+    assert run(server, workspace, "--toolset=claude-code", f"--save={saved}") == 0
+    assert json.loads(saved.read_text())["options"]["toolset"] == "claude-code"
+    server.requests.clear()
+    server.reply_json(chat_reply(text="again"))
+    assert main(["resume", str(saved), "And now?", "--api-key=k"]) == 0
+    assert offered_tools(server) == ["Bash", "Edit", "Glob", "Grep", "Read", "Write"]
+    # Another toolset cannot take over a saved history: the snapshot names its tools.
+    capsys.readouterr()
+    assert main(["resume", str(saved), "Now?", "--api-key=k", "--toolset=workspace"]) == 2
+    assert "build it with the same tools" in capsys.readouterr().err
+    # A run saved before --toolset existed, with Claude Code hooks, ran with read_file and
+    # list_files: with no toolset recorded it resumes with them, not with the new default.
+    settings = settings_file(tmp_path, {"PreToolUse": [("Read", GUARD)]})
+    server.reply_json(chat_reply(text="ok"))
+    assert (
+        run(
+            server,
+            workspace,
+            f"--claude-settings={settings}",
+            "--toolset=workspace",
+            f"--save={saved}",
+        )
+        == 0
+    )
+    old = json.loads(saved.read_text())
+    del old["options"]["toolset"]
+    saved.write_text(json.dumps(old))
+    server.requests.clear()
+    server.reply_json(chat_reply(text="once more"))
+    assert main(["resume", str(saved), "And then?", "--api-key=k"]) == 0
+    assert offered_tools(server) == ["list_files", "read_file"]
+    capsys.readouterr()
