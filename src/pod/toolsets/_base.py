@@ -10,6 +10,7 @@ sees (``tool Edit failed: ToolError: ...``).
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import ClassVar, Generic, TypeVar, cast
@@ -20,7 +21,7 @@ from llm_worker import ToolArgumentsError, current_tool_call_id
 
 from ._responses import record_tool_response
 
-__all__ = ["ClaudeCodeTool", "ToolError"]
+__all__ = ["ClaudeCodeTool", "ThreadedTool", "ToolError"]
 
 ArgumentsT = TypeVar("ArgumentsT", bound=BaseModel)
 
@@ -69,6 +70,18 @@ class ClaudeCodeTool(ABC, Generic[ArgumentsT]):
 
     def __repr__(self) -> str:
         return f"<claude-code tool {self.name}>"
+
+
+class ThreadedTool(ClaudeCodeTool[ArgumentsT]):
+    """A tool whose work is blocking file I/O: it runs in a worker thread, never on the
+    event loop."""
+
+    async def run(self, arguments: ArgumentsT) -> tuple[str, dict[str, JsonValue]]:
+        return await asyncio.to_thread(self.run_in_thread, arguments)
+
+    @abstractmethod
+    def run_in_thread(self, arguments: ArgumentsT) -> tuple[str, dict[str, JsonValue]]:
+        """What :meth:`ClaudeCodeTool.run` does, blocking."""
 
 
 def _plain(schema: dict[str, JsonValue]) -> dict[str, JsonValue]:

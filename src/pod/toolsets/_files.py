@@ -18,18 +18,19 @@ hunks with three lines of context; no ``gitDiff``).
 
 from __future__ import annotations
 
-import asyncio
 import difflib
 import threading
 from pathlib import Path
-from typing import Final, final
+from typing import Final, TypeVar, final
 
 from pydantic import BaseModel, Field, JsonValue
 
-from ._base import ClaudeCodeTool, ToolError
+from ._base import ThreadedTool, ToolError
 from ._workspace import Workspace
 
-__all__ = ["EditTool", "ReadFiles", "ReadTool", "WriteTool", "structured_patch"]
+__all__ = ["EditTool", "ReadFiles", "ReadTool", "WriteTool", "looks_binary", "structured_patch"]
+
+ArgumentsT = TypeVar("ArgumentsT", bound=BaseModel)
 
 DEFAULT_READ_LINES: Final = 2000
 MAX_LINE_CHARS: Final = 2000
@@ -104,9 +105,14 @@ def _range(part: str) -> tuple[int, int]:
     return int(start), int(count) if count else 1
 
 
+def looks_binary(data: bytes) -> bool:
+    """A file is binary if a NUL byte is in its first 8 KB (as ripgrep and git judge)."""
+    return b"\0" in data[:_SNIFF_BYTES]
+
+
 def _is_binary(path: Path) -> bool:
     with path.open("rb") as file:
-        return b"\0" in file.read(_SNIFF_BYTES)
+        return looks_binary(file.read(_SNIFF_BYTES))
 
 
 def _existing_file(workspace: Workspace, file_path: str) -> Path:
@@ -122,6 +128,14 @@ def _numbered(lines: list[str], first: int) -> str:
     return "\n".join(f"{number:>6}\t{line}" for number, line in enumerate(lines, first))
 
 
+class _FileTool(ThreadedTool[ArgumentsT]):
+    """A file tool: the workspace, and the files ``Read`` read (shared by the three)."""
+
+    def __init__(self, workspace: Workspace, read_files: ReadFiles) -> None:
+        self._workspace = workspace
+        self._read_files = read_files
+
+
 # -- Read --------------------------------------------------------------------------------
 
 
@@ -135,7 +149,7 @@ class ReadArguments(BaseModel, frozen=True, extra="forbid"):
 
 
 @final
-class ReadTool(ClaudeCodeTool[ReadArguments]):
+class ReadTool(_FileTool[ReadArguments]):
     name = "Read"
     description = (
         "Read a text file of the workspace. The result is numbered like `cat -n`; by default "
@@ -143,14 +157,7 @@ class ReadTool(ClaudeCodeTool[ReadArguments]):
     )
     arguments = ReadArguments
 
-    def __init__(self, workspace: Workspace, read_files: ReadFiles) -> None:
-        self._workspace = workspace
-        self._read_files = read_files
-
-    async def run(self, arguments: ReadArguments) -> tuple[str, dict[str, JsonValue]]:
-        return await asyncio.to_thread(self._read, arguments)
-
-    def _read(self, arguments: ReadArguments) -> tuple[str, dict[str, JsonValue]]:
+    def run_in_thread(self, arguments: ReadArguments) -> tuple[str, dict[str, JsonValue]]:
         path = _existing_file(self._workspace, arguments.file_path)
         if _is_binary(path):
             raise ToolError(f"{arguments.file_path} is a binary file; Read reads text files.")
@@ -208,7 +215,7 @@ class WriteArguments(BaseModel, frozen=True, extra="forbid"):
 
 
 @final
-class WriteTool(ClaudeCodeTool[WriteArguments]):
+class WriteTool(_FileTool[WriteArguments]):
     name = "Write"
     description = (
         "Write a file of the workspace, creating it or replacing all of it. An existing file "
@@ -216,14 +223,7 @@ class WriteTool(ClaudeCodeTool[WriteArguments]):
     )
     arguments = WriteArguments
 
-    def __init__(self, workspace: Workspace, read_files: ReadFiles) -> None:
-        self._workspace = workspace
-        self._read_files = read_files
-
-    async def run(self, arguments: WriteArguments) -> tuple[str, dict[str, JsonValue]]:
-        return await asyncio.to_thread(self._write, arguments)
-
-    def _write(self, arguments: WriteArguments) -> tuple[str, dict[str, JsonValue]]:
+    def run_in_thread(self, arguments: WriteArguments) -> tuple[str, dict[str, JsonValue]]:
         path = self._workspace.resolve(arguments.file_path)
         if path.is_dir():
             raise ToolError(f"{arguments.file_path} is a directory, not a file.")
@@ -260,7 +260,7 @@ class EditArguments(BaseModel, frozen=True, extra="forbid"):
 
 
 @final
-class EditTool(ClaudeCodeTool[EditArguments]):
+class EditTool(_FileTool[EditArguments]):
     name = "Edit"
     description = (
         "Replace exact text in a file of the workspace, which must be Read first. old_string "
@@ -269,14 +269,7 @@ class EditTool(ClaudeCodeTool[EditArguments]):
     )
     arguments = EditArguments
 
-    def __init__(self, workspace: Workspace, read_files: ReadFiles) -> None:
-        self._workspace = workspace
-        self._read_files = read_files
-
-    async def run(self, arguments: EditArguments) -> tuple[str, dict[str, JsonValue]]:
-        return await asyncio.to_thread(self._edit, arguments)
-
-    def _edit(self, arguments: EditArguments) -> tuple[str, dict[str, JsonValue]]:
+    def run_in_thread(self, arguments: EditArguments) -> tuple[str, dict[str, JsonValue]]:
         old, new = arguments.old_string, arguments.new_string
         if old == new:
             raise ToolError("No changes to make: old_string and new_string are exactly the same.")

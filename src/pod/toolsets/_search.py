@@ -20,7 +20,6 @@ never listed nor read.
 
 from __future__ import annotations
 
-import asyncio
 import bisect
 import fnmatch
 import os
@@ -28,21 +27,23 @@ import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Final, Literal, final
+from typing import Final, Literal, TypeVar, final
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from ._base import ClaudeCodeTool, ToolError
+from ._base import ThreadedTool, ToolError
+from ._files import looks_binary
 from ._workspace import Workspace
 
 __all__ = ["GlobTool", "GrepTool", "expand_braces"]
+
+ArgumentsT = TypeVar("ArgumentsT", bound=BaseModel)
 
 MAX_GLOB_FILES: Final = 100
 DEFAULT_HEAD_LIMIT: Final = 250
 MAX_GREP_LINE_CHARS: Final = 500
 MAX_SEARCH_CHARS: Final = 30_000
 """The most text one ``Grep`` returns; the rest is cut with a note."""
-_SNIFF_BYTES: Final = 8192
 
 FILE_TYPES: Final = {
     "py": ("*.py", "*.pyi"),
@@ -116,6 +117,13 @@ def _mtime(path: Path) -> float:
         return 0.0
 
 
+class _SearchTool(ThreadedTool[ArgumentsT]):
+    """A search tool: it walks the workspace."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self._workspace = workspace
+
+
 # -- Glob --------------------------------------------------------------------------------
 
 
@@ -128,7 +136,7 @@ class GlobArguments(BaseModel, frozen=True, extra="forbid"):
 
 
 @final
-class GlobTool(ClaudeCodeTool[GlobArguments]):
+class GlobTool(_SearchTool[GlobArguments]):
     name = "Glob"
     description = (
         "Find files of the workspace by name pattern (e.g. **/*.py, src/**/*.{ts,tsx}); "
@@ -136,13 +144,7 @@ class GlobTool(ClaudeCodeTool[GlobArguments]):
     )
     arguments = GlobArguments
 
-    def __init__(self, workspace: Workspace) -> None:
-        self._workspace = workspace
-
-    async def run(self, arguments: GlobArguments) -> tuple[str, dict[str, JsonValue]]:
-        return await asyncio.to_thread(self._glob, arguments)
-
-    def _glob(self, arguments: GlobArguments) -> tuple[str, dict[str, JsonValue]]:
+    def run_in_thread(self, arguments: GlobArguments) -> tuple[str, dict[str, JsonValue]]:
         started = time.monotonic()
         if arguments.pattern.startswith("/"):
             raise ToolError("pattern must be relative to path (give the folder as path).")
@@ -209,7 +211,7 @@ class GrepArguments(BaseModel, frozen=True, extra="forbid"):
 
 
 @final
-class GrepTool(ClaudeCodeTool[GrepArguments]):
+class GrepTool(_SearchTool[GrepArguments]):
     name = "Grep"
     description = (
         "Search the contents of the workspace's files with a regular expression. "
@@ -217,12 +219,6 @@ class GrepTool(ClaudeCodeTool[GrepArguments]):
         "Filter with glob or type. Hidden files are searched only when path names them."
     )
     arguments = GrepArguments
-
-    def __init__(self, workspace: Workspace) -> None:
-        self._workspace = workspace
-
-    async def run(self, arguments: GrepArguments) -> tuple[str, dict[str, JsonValue]]:
-        return await asyncio.to_thread(self._grep, arguments)
 
     def _files(self, root: Path, arguments: GrepArguments) -> Iterator[Path]:
         globs = [g for raw in (arguments.glob,) if raw for g in expand_braces(raw)]
@@ -250,7 +246,7 @@ class GrepTool(ClaudeCodeTool[GrepArguments]):
                 if wanted(path) and _inside(self._workspace, path) is not None:
                     yield path
 
-    def _grep(self, arguments: GrepArguments) -> tuple[str, dict[str, JsonValue]]:
+    def run_in_thread(self, arguments: GrepArguments) -> tuple[str, dict[str, JsonValue]]:
         flags = re.IGNORECASE if arguments.ignore_case else 0
         if arguments.multiline:
             flags |= re.MULTILINE | re.DOTALL
@@ -357,7 +353,7 @@ def _text_of(path: Path) -> str | None:
         data = path.read_bytes()
     except OSError:
         return None
-    if b"\0" in data[:_SNIFF_BYTES]:
+    if looks_binary(data):
         return None
     return data.decode("utf-8", errors="replace")
 
