@@ -234,3 +234,21 @@ def test_a_saved_run_resumes_with_its_toolset(
     assert main(["resume", str(saved), "And then?", "--api-key=k"]) == 0
     assert offered_tools(server) == ["list_files", "read_file"]
     capsys.readouterr()
+
+
+def test_rules_check_checks_against_the_toolset_a_run_would_have(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = settings_file(tmp_path, {"PreToolUse": [("Read", GUARD)]})
+    rules = tmp_path / "rules.toml"
+    rules.write_text('default = "allow"\n[[rule]]\naction = "deny"\ntool = "Bash"\n')
+    assert main(["rules", "check", str(rules), f"--claude-settings={settings}"]) == 0
+    assert "checked against tools Bash, Edit, Glob, Grep, Read, Write" in capsys.readouterr().out
+    # With the workspace toolset there is no Bash for the rule to govern: a usage error.
+    code = main(
+        ["rules", "check", str(rules), f"--claude-settings={settings}", "--toolset=workspace"]
+    )
+    assert code == 2
+    assert "tool 'Bash' matches no tool of this run (tools: list_files, read_file)" in " ".join(
+        capsys.readouterr().err.split()
+    )
