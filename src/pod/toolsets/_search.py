@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Final, Literal, TypeVar, final
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, Field, JsonValue
 
 from ._base import ThreadedTool, ToolError
 from ._files import looks_binary
@@ -179,8 +179,6 @@ class GlobTool(_SearchTool[GlobArguments]):
 
 @final
 class GrepArguments(BaseModel, frozen=True, extra="forbid"):
-    model_config = ConfigDict(populate_by_name=False)
-
     pattern: str = Field(description="The regular expression to search for")
     path: str | None = Field(
         default=None, description="The file or folder to search (default: the workspace)"
