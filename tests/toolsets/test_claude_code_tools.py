@@ -15,7 +15,7 @@ from pydantic import JsonValue
 
 from llm_worker import Continue, Skip, Tool, ToolArgumentsError, ToolCall, ToolCallSummary
 from llm_worker._tool_runner import ToolRunner
-from pod import PermissionHook, PermissionRule, PodUsageError
+from pod import PermissionHook, PermissionRule
 from pod.toolsets import CLAUDE_CODE_TOOL_NAMES, ToolError, claude_code_tools, tool_response
 
 
@@ -437,16 +437,35 @@ def test_permission_rules_govern_the_tools_by_name_and_bash_command(root: Path) 
     permissions = PermissionHook(rules, workspace=root)
     permissions.check_tools(claude_code_tools(root))  # Bash has the command argument
 
-    def decide(name: str, **arguments: JsonValue) -> object:
-        return permissions(
-            ToolCallSummary(call_id="c", tool_name=name, arguments=json.dumps(arguments), turn=0)
-        )
-
-    assert decide("Bash", command="rm -rf src") == Skip(reason="no deleting")
-    assert decide("Bash", command="ls") == Continue()
-    # The path condition reads an argument named path: Read's file_path is not one (yet).
+    assert decide_with(permissions, "Bash", command="rm -rf src") == Skip(reason="no deleting")
+    assert decide_with(permissions, "Bash", command="ls") == Continue()
+    # The path condition reads Read, Write and Edit's file_path as it reads Grep's path,
+    # resolved as the tools resolve it: a symlink or ".." does not hide a denied name.
+    (root / ".env").write_text("SECRET\n")
+    (root / "innocent").symlink_to(root / ".env")
     by_path = PermissionHook(
-        [PermissionRule(action="deny", tool="Read", path=".env")], default="allow", workspace=root
+        [PermissionRule(action="deny", tool="*", path=".env", reason="no secrets")],
+        default="allow",
+        workspace=root,
     )
-    with pytest.raises(PodUsageError, match="'path' is not a parameter of any tool 'Read'"):
-        by_path.check_tools(claude_code_tools(root))
+    by_path.check_tools(claude_code_tools(root))
+    denied = Skip(reason="no secrets")
+    assert decide_with(by_path, "Read", file_path=".env") == denied
+    assert decide_with(by_path, "Read", file_path=str(root / ".env")) == denied
+    assert decide_with(by_path, "Read", file_path="src/../.env") == denied
+    assert decide_with(by_path, "Read", file_path="innocent") == denied
+    assert decide_with(by_path, "Edit", file_path=".env", old_string="S", new_string="") == denied
+    assert decide_with(by_path, "Grep", pattern="S", path=".env") == denied
+    assert decide_with(by_path, "Read", file_path="notes.md") == Continue()
+    # An allow rule on a path allows only a call whose every path argument matches.
+    only_docs = PermissionHook(
+        [PermissionRule(action="allow", tool="*", path="src/*")], default="deny", workspace=root
+    )
+    assert decide_with(only_docs, "Read", file_path="src/app.py") == Continue()
+    assert decide_with(only_docs, "Read", file_path="notes.md") != Continue()
+    assert decide_with(only_docs, "Bash", command="cat notes.md") != Continue()  # no path
+
+
+def decide_with(permissions: PermissionHook, name: str, **arguments: JsonValue) -> object:
+    summary = ToolCallSummary(call_id="c", tool_name=name, arguments=json.dumps(arguments), turn=0)
+    return permissions(summary)
