@@ -469,3 +469,24 @@ def test_permission_rules_govern_the_tools_by_name_and_bash_command(root: Path) 
 def decide_with(permissions: PermissionHook, name: str, **arguments: JsonValue) -> object:
     summary = ToolCallSummary(call_id="c", tool_name=name, arguments=json.dumps(arguments), turn=0)
     return permissions(summary)
+
+
+def test_a_cancelled_bash_call_kills_its_process_group(root: Path) -> None:
+    """The Pod's tool timeout, or Ctrl-C, cancels the call: its processes end with it."""
+    tools = tools_of(root)
+    pid_file = root / "child.pid"
+
+    async def cancel_once_started() -> None:
+        task = asyncio.create_task(
+            tools["Bash"].call({"command": "sleep 60 & echo $! > child.pid; wait"})
+        )
+        for _ in range(500):  # until the command has started its child (at most 10 s)
+            if pid_file.exists() and pid_file.read_text().strip():
+                break
+            await asyncio.sleep(0.02)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cancel_once_started())
+    assert _gone(int(pid_file.read_text()))

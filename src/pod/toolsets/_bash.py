@@ -166,6 +166,8 @@ class BashTool(ClaudeCodeTool[BashArguments]):
                     await asyncio.shield(shell.closed)
         finally:
             _kill_group(pid)  # also when the call itself is cancelled
+            if not shell.exited.done():  # cancelled: reap the shell (asyncio.wait never raises)
+                await asyncio.wait({shell.exited}, timeout=_DRAIN_SECONDS)
             transport.close()
         status = transport.get_returncode()
         return self._result(shell.stdout, shell.stderr, status, timed_out, timeout_ms)
