@@ -329,7 +329,8 @@ def test_rules_check_validates_a_claude_code_settings_file_too(
     settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [hook]}]}}))
     assert main(["rules", "check", f"--claude-settings={settings}"]) == 0
     assert " ".join(capsys.readouterr().out.split()) == (
-        f"{settings}: ok: 1 command hooks; checked against tools list_files, read_file"
+        f"{settings}: ok: 1 command hooks; checked against tools Bash, Edit, Glob, Grep, "
+        "Read, Write"
     )
     settings.write_text(json.dumps({"hooks": {"SessionStart": []}}))
     assert main(["rules", "check", f"--claude-settings={settings}"]) == 2

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pod import Continue, PermissionHook, PermissionRule, ToolCallSummary
-from pod.cli._workspace_tools import workspace_tools
+from pod.toolsets import workspace_tools
 
 SEGMENTS = ["docs", "a.md", "b.txt", "..", ".", "", "link_out", "link_in", "outside", "s.md"]
 

@@ -25,11 +25,11 @@ from ..policy._loader import load_policy
 from ..policy._permissions import PermissionHook
 from ..runtime._pod import Pod
 from ..runtime._settings import PodSettings
+from ..toolsets._toolsets import TOOLSETS, ToolsetName, chosen_toolset, toolset
 from ._decisions import add_decision_arguments
 from ._load import LoadError, check_hook_spec, load_hooks, load_tools
 from ._output import RunOutput
 from ._saved import DEFAULT_RUNS_FOLDER, RunOptions
-from ._workspace_tools import workspace_tools
 
 __all__ = ["add_resume_arguments", "add_run_arguments", "build_pod", "merged_options"]
 
@@ -88,7 +88,14 @@ def _add_session_arguments(parser: argparse.ArgumentParser, *, resuming: bool) -
         "--tools", action="append", help="more tools as module:attr or file.py:attr"
     )
     parser.add_argument(
-        "--workdir", help="folder the file tools may read (default: the current folder)" + saved
+        "--toolset",
+        choices=TOOLSETS,
+        help="the built-in tools: claude-code (Bash, Read, Write, Edit, Glob, Grep; the default "
+        "with --claude-settings) or workspace (read_file, list_files; the default otherwise)"
+        + saved,
+    )
+    parser.add_argument(
+        "--workdir", help="folder the built-in tools may use (default: the current folder)" + saved
     )
     parser.add_argument("--system", help="system prompt")
     parser.add_argument(
@@ -156,14 +163,18 @@ def _number(
 def merged_options(args: argparse.Namespace, saved: dict[str, Any]) -> dict[str, Any]:
     """The command line's options over the saved ones."""
     names = (
-        *("model", "base_url", "rules", "claude_settings", "hooks", "tools", "workdir"),
+        *("model", "base_url", "rules", "claude_settings", "hooks", "tools", "toolset"),
+        "workdir",
         "system",
         *("max_requests", "timeout", "max_retries"),
     )
-    return {
+    merged = {
         name: getattr(args, name) if getattr(args, name) is not None else saved.get(name)
         for name in names
     }
+    if saved and merged["toolset"] is None:
+        merged["toolset"] = "workspace"  # saved before --toolset existed: what it ran with
+    return merged
 
 
 def _absolute_spec(spec: str) -> str:
@@ -232,6 +243,7 @@ def _check_options(merged: dict[str, Any], problems: list[str]) -> RunOptions | 
         claude_settings=tuple(claude_settings),
         hooks=tuple(_absolute_spec(s) for s in merged["hooks"] or ()),
         tools=tuple(_absolute_spec(s) for s in merged["tools"] or ()),
+        toolset=chosen_toolset(merged["toolset"], claude_settings=bool(claude_settings)),
         workdir=str(workdir.resolve()),
         system=merged["system"],
         max_requests=int(max_requests) if max_requests is not None else _DEFAULT_MAX_REQUESTS,
@@ -309,13 +321,14 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
             user_hooks = user_hooks.then(load_hooks([spec], trust_hooks=True))
         except (LoadError, PodUsageError) as exc:
             problems.append(f"--hooks {spec}: {exc}")
+    toolset_name, built_in = _built_in_tools(options)
     for spec in merged["tools"] or ():
         try:
             loaded = load_tools([spec])
         except LoadError as exc:
             problems.append(f"--tools {spec}: {exc}")
             continue
-        problems.extend(_name_clashes(spec, loaded, tools))
+        problems.extend(_name_clashes(spec, loaded, (toolset_name, built_in), tools))
         tools.extend(loaded)
     if args.save is not None and args.save.is_dir():
         problems.append(f"--save {args.save}: is a folder; give a file name")
@@ -328,7 +341,7 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
     try:
         pod = Pod(
             client,
-            tools=[*workspace_tools(Path(options.workdir)), *tools],
+            tools=[*built_in, *tools],
             hooks=policy_hooks.then(user_hooks),
             permissions=permissions,
             settings=PodSettings(max_requests_per_turn=options.max_requests),
@@ -341,9 +354,23 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
     return options, client, pod
 
 
-def _name_clashes(spec: str, loaded: list[Tool], earlier: list[Tool]) -> list[str]:
-    """A tool of ``spec`` named like a workspace tool or a tool loaded before it."""
-    taken = {tool.name: "a workspace tool" for tool in workspace_tools(Path())}
+def _built_in_tools(options: RunOptions | None) -> tuple[ToolsetName, list[Tool]]:
+    """The run's ``--toolset`` and its tools, confined to its ``--workdir``."""
+    if options is None:
+        return "workspace", []
+    name = chosen_toolset(options.toolset, claude_settings=bool(options.claude_settings))
+    return name, toolset(name, Path(options.workdir))
+
+
+def _name_clashes(
+    spec: str,
+    loaded: list[Tool],
+    built_in: tuple[ToolsetName, list[Tool]],
+    earlier: list[Tool],
+) -> list[str]:
+    """A tool of ``spec`` named like a built-in tool (of toolset ``built_in[0]``) or a tool
+    loaded before it."""
+    taken = {tool.name: f"a {built_in[0]} tool" for tool in built_in[1]}
     taken |= {tool.name: "a tool of an earlier --tools" for tool in earlier}
     problems: list[str] = []
     for tool in loaded:

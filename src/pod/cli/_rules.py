@@ -26,8 +26,8 @@ from ..command._protocol import stdin_schema, stdout_schema
 from ..hooks import _events as events
 from ..hooks._errors import PodUsageError
 from ..policy._loader import load_policy
+from ..toolsets._toolsets import TOOLSETS, chosen_toolset, toolset
 from ._load import LoadError, load_tools  # the same --tools loader as pod run
-from ._workspace_tools import workspace_tools
 
 __all__ = [
     "add_command_schema_arguments",
@@ -55,8 +55,8 @@ def add_rules_parser(
         help="validate FILE against the tools of a run",
         description=(
             "Validate FILE as `pod run --rules FILE` would: every table, every hook's cwd, "
-            "and every rule against the tools of the run (read_file and list_files, plus "
-            "--tools). Exit 0 if sound, 2 with the file, line and fix if not."
+            "and every rule against the tools of the run (those of --toolset, plus --tools). "
+            "Exit 0 if sound, 2 with the file, line and fix if not."
         ),
     )
     check.add_argument("file", type=Path, nargs="?", help="the policy file")
@@ -71,6 +71,12 @@ def add_rules_parser(
         "--tools", action="append", default=[], help="more tools as module:attr or file.py:attr"
     )
     check.add_argument(
+        "--toolset",
+        choices=TOOLSETS,
+        help="the built-in tools of the run, as pod run --toolset (default: claude-code with "
+        "--claude-settings, else workspace)",
+    )
+    check.add_argument(
         "--workdir", type=Path, default=Path(), help="the workspace of the run (default: .)"
     )
     check.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -82,7 +88,8 @@ def rules_command(args: argparse.Namespace, console: Console, errors: Console) -
         errors.print("[bold red]error:[/] give a policy FILE, --claude-settings PATH, or both")
         return EXIT_USAGE
     problems: list[str] = []
-    tools: list[Tool] = list(workspace_tools(args.workdir))
+    built_in = chosen_toolset(args.toolset, claude_settings=bool(args.claude_settings))
+    tools: list[Tool] = toolset(built_in, args.workdir)
     try:
         tools += load_tools(args.tools)
     except LoadError as exc:

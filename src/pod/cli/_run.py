@@ -77,8 +77,10 @@ EPILOG: Final = (
 
 RUN_DESCRIPTION: Final = (
     "Run PROMPT against a model (OpenAI Chat Completions or Anthropic Messages, or any "
-    "OpenAI-compatible server with --base-url). The model gets read-only tools "
-    "(read_file, list_files) confined to --workdir, plus any --tools. The trace goes to "
+    "OpenAI-compatible server with --base-url). The model gets the built-in tools of "
+    "--toolset, confined to --workdir: Claude Code's Bash, Read, Write, Edit, Glob and Grep "
+    "(claude-code, the default with --claude-settings) or the read-only read_file and "
+    "list_files (workspace, the default otherwise); plus any --tools. The trace goes to "
     "stderr, the answer to stdout. When a hook pauses, the pending calls are shown and you "
     "approve, skip or abort each; without a terminal (or with --no-input) the run is saved "
     "for `pod resume`."

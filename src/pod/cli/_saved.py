@@ -37,6 +37,7 @@ from llm_worker import (
 )
 
 from ..runtime._snapshot import PodSnapshot
+from ..toolsets._toolsets import ToolsetName
 
 __all__ = [
     "DEFAULT_RUNS_FOLDER",
@@ -69,6 +70,9 @@ class RunOptions(BaseModel, frozen=True, extra="forbid"):
     hooks: tuple[str, ...]
     """``module:attr`` or ``/abs/file.py:attr`` specs, in the order they are asked."""
     tools: tuple[str, ...]
+    toolset: ToolsetName | None = None
+    """The built-in tools (``--toolset``); ``None`` (a run saved before the option): the
+    default, ``claude-code`` with ``claude_settings``, else ``workspace``."""
     workdir: str
     system: str | None
     max_requests: int = Field(ge=1)

@@ -7,7 +7,9 @@ this project's decisions; the table is in ``docs/security.md``. In short:
 - in: ``session_id``, ``transcript_path`` (always ``null``: hooks never see the history),
   ``cwd``, ``permission_mode`` (``"default"``), ``hook_event_name``, plus per event
   ``tool_name``/``tool_input``/``tool_use_id`` (``PreToolUse``), ``tool_response``
-  (``PostToolUse``), ``prompt`` (``UserPromptSubmit``), ``stop_hook_active`` (``Stop``);
+  (``PostToolUse``: the tool's own structured response when a ``pod.toolsets`` tool recorded
+  one, such as ``Write``'s ``filePath``; otherwise the result's preview), ``prompt``
+  (``UserPromptSubmit``), ``stop_hook_active`` (``Stop``);
 - out: exit 0 continues (stdout that is not a JSON object is ignored, as Claude Code shows it
   only in its transcript), exit 2 blocks with stderr as the reason, any other status fails the
   hook; JSON ``continue: false``, ``decision: "block"`` and
@@ -43,6 +45,7 @@ from llm_worker import (
 from ..hooks import _events as events
 from ..hooks._errors import CommandHookError
 from ..hooks._events import HookEvent
+from ..toolsets._responses import tool_response
 from ._protocol import describe_validation
 
 __all__ = [
@@ -123,7 +126,9 @@ class PostToolUseRequest(_Request, frozen=True, extra="forbid"):
     tool_name: str
     tool_input: None = None
     """Always ``null``: the result summary does not carry the call's arguments."""
-    tool_response: _ToolResponse
+    tool_response: _ToolResponse | dict[str, JsonValue]
+    """The structured response a ``pod.toolsets`` tool recorded for the call (Claude Code's
+    shape, e.g. ``Write``'s ``{"type", "filePath", ...}``), else the result's preview."""
     tool_use_id: str
 
 
@@ -188,7 +193,8 @@ def encode_claude_request(
             **common, tool_name=info.tool_name, tool_input=arguments, tool_use_id=info.call_id
         )
     elif isinstance(info, ToolResultSummary):
-        response = _ToolResponse(
+        recorded = None if info.is_error else tool_response(info.call_id, info.tool_name)
+        response = recorded or _ToolResponse(
             output=info.output_preview, output_length=info.output_length, is_error=info.is_error
         )
         request = PostToolUseRequest(

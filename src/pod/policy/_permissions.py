@@ -6,10 +6,12 @@ Contract:
   returns ``Skip`` with the rule's reason. A call no rule matches gets the default
   (``deny`` unless configured otherwise).
 - Conditions: ``tool`` (a glob on the tool name), ``path`` (a glob on the ``path`` argument,
-  see below), ``command_prefix`` (leading words of the ``command`` argument of a shell tool),
-  ``arguments`` (globs on any named arguments). A rule with an argument condition does not
-  match a call whose arguments are not a JSON object or lack that argument. Globs are
-  ``fnmatch`` patterns, case-sensitive; ``*`` also matches ``/``.
+  or ``file_path`` as Claude Code's tools spell it, see below; an ``allow`` needs every one
+  the call has to match, a ``deny`` any one), ``command_prefix`` (leading words of the
+  ``command`` argument of a shell tool), ``arguments`` (globs on any named arguments). A rule
+  with an argument condition does not match a call whose arguments are not a JSON object or
+  lack that argument. Globs are ``fnmatch`` patterns, case-sensitive; ``*`` also matches
+  ``/``.
 - Paths are anchored in the workspace: the ``path`` argument is resolved as the workspace
   tools resolve it (relative to the workspace, ``..`` and symlinks resolved). A relative glob
   (``docs/*.md``) is matched against the resolved path relative to the workspace, an absolute
@@ -54,6 +56,8 @@ PermissionAction: TypeAlias = Literal["allow", "deny"]
 """What a rule (or the default) does with a call it matches."""
 
 _CONTINUE: Final = Continue()
+PATH_ARGUMENTS: Final = ("path", "file_path")
+"""The arguments a ``path`` condition reads: ``path``, and Claude Code's ``file_path``."""
 _SHELL_SYNTAX: Final = re.compile(r"[;&|<>()`\n\r]|\$\(")
 _COMMAND_SEPARATORS: Final = re.compile(r"&&|\|\||\$\(|[;&|()`\n\r]")
 
@@ -66,8 +70,9 @@ class PermissionRule(BaseModel, frozen=True, extra="forbid"):
     tool: str = "*"
     """Glob on the tool name; ``*`` (the default) matches every tool."""
     path: str | None = None
-    """Glob on the ``path`` argument resolved in the workspace: relative (``docs/*.md``,
-    matched inside the workspace only) or absolute (``/data/*``); ``None``: no condition."""
+    """Glob on the ``path`` (or ``file_path``) argument resolved in the workspace: relative
+    (``docs/*.md``, matched inside the workspace only) or absolute (``/data/*``); ``None``: no
+    condition."""
     command_prefix: str | None = None
     """Leading words of the ``command`` argument (``"git push"`` matches ``git push -f``,
     not ``git pushx``); ``None``: no condition."""
@@ -172,10 +177,11 @@ def _rule_matches(rule: PermissionRule, tool_name: str, lazy: _LazyArguments) ->
     if arguments is None:
         return False
     if rule.path is not None:
-        path = arguments.get("path")
-        if not isinstance(path, str) or not _path_matches(
-            rule.path, path, lazy.workspace, allow=rule.action == "allow"
-        ):
+        allow = rule.action == "allow"
+        paths = [v for k in PATH_ARGUMENTS if isinstance(v := arguments.get(k), str)]
+        hits = [_path_matches(rule.path, path, lazy.workspace, allow=allow) for path in paths]
+        # allow: every path the call names must match; deny: any one (fail safe)
+        if not paths or not (all(hits) if allow else any(hits)):
             return False
     if rule.command_prefix is not None:
         command = arguments.get("command")
@@ -338,7 +344,8 @@ class PermissionHook(Hook[ToolCallSummary, Continue | Skip]):
                 continue
             parameters = [_parameters(tool) for tool in matched]
             for argument in rule.argument_names():
-                if not any(p is None or argument in p for p in parameters):
+                spellings = PATH_ARGUMENTS if argument == "path" else (argument,)
+                if not any(p is None or any(a in p for a in spellings) for p in parameters):
                     declared = "; ".join(
                         f"{tool.name}: {', '.join(sorted(p or ())) or 'no parameters'}"
                         for tool, p in zip(matched, parameters, strict=True)
