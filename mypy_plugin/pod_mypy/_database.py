@@ -12,7 +12,7 @@ import hashlib
 import importlib.util
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Final, NamedTuple, cast, final
 
 from mypy.nodes import MypyFile, SymbolNode, TypeAlias, TypeInfo
@@ -25,6 +25,7 @@ __all__ = [
     "Tamed",
     "database_path",
     "load",
+    "prefixes",
     "render_markdown",
     "resolve",
 ]
@@ -109,14 +110,17 @@ def load(path: str | None = None) -> RawDatabase:
     return loaded
 
 
+def prefixes(fullname: str) -> Iterator[str]:
+    """A dotted name and every name above it, longest first (``a.b.c``, ``a.b``, ``a``)."""
+    name = fullname
+    while name:
+        yield name
+        name = name.rpartition(".")[0]
+
+
 def _module_part(name: str, modules: Mapping[str, MypyFile]) -> MypyFile | None:
     """The module of the build that ``name`` starts with (the longest such prefix)."""
-    parts = name.split(".")
-    for cut in range(len(parts), 0, -1):
-        file = modules.get(".".join(parts[:cut]))
-        if file is not None:
-            return file
-    return None
+    return next((modules[part] for part in prefixes(name) if part in modules), None)
 
 
 def resolve(name: str, modules: Mapping[str, MypyFile]) -> SymbolNode | MypyFile | None:
@@ -226,14 +230,12 @@ class Tamed:
 
     def refusal(self, fullname: str) -> str | None:
         """The fix the database gives for ``fullname`` or a module above it, if any."""
-        name = fullname
-        while name:
+        for name in prefixes(fullname):
+            if name == "builtins" and name != fullname:
+                return None  # that entry is about importing the module, not each builtin
             fix = self.refused.get(name)
             if fix is not None:
                 return fix
-            name = name.rpartition(".")[0]
-            if name == "builtins":
-                return None  # that entry is about importing the module, not each builtin
         return None
 
 

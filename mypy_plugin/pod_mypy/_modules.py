@@ -27,6 +27,7 @@ from mypy.types import Instance, get_proper_type
 
 from ._config import Settings, matches
 from ._consts import DECLARED_HOOK_TYPES, HOOK_BASE, HOOK_DECORATOR, REGISTRY_CLASS
+from ._database import prefixes
 
 __all__ = ["HOST_PACKAGES", "POD_HOOK_MODULES", "Modules", "is_installed"]
 
@@ -144,9 +145,4 @@ class Modules:
 
     def module_of(self, fullname: str) -> str | None:
         """The module in this build that defines ``fullname`` (its longest such prefix)."""
-        name = fullname
-        while name:
-            if name in self._modules:
-                return name
-            name = name.rpartition(".")[0]
-        return None
+        return next((name for name in prefixes(fullname) if name in self._modules), None)

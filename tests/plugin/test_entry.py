@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
 import os
 import re
@@ -118,3 +119,27 @@ def test_compiled_modules_left_in_a_checkout_stop_mypy_with_the_fix(tmp_path: Pa
     left.write_bytes(b"")
     (checkout / "compile_plugin.py").unlink()
     assert run().returncode == 0
+
+
+def test_no_compiled_module_subclasses_a_class_of_mypy() -> None:
+    # mypyc crashes (a segmentation fault) constructing a compiled subclass of a class
+    # compiled in another build: a TypeQuery subclass did, on the first annotation it met.
+    # plugin.py is the one module left interpreted, so it alone may subclass Plugin.
+    package = Path(importlib.import_module("pod_mypy").__file__ or "").parent
+    found: list[str] = []
+    for path in sorted(package.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        from_mypy = {
+            alias.asname or alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("mypy")
+            for alias in node.names
+        }
+        found += [
+            f"{path.relative_to(package)}:{node.lineno} {node.name}({base.id})"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ClassDef)
+            for base in node.bases
+            if isinstance(base, ast.Name) and base.id in from_mypy
+        ]
+    assert found == ["plugin.py:73 PodPlugin(Plugin)"]

@@ -34,6 +34,7 @@ from mypy.types import (
 )
 
 from .._consts import HOOK_ESCAPE, HOOK_UNTAMED, MESSAGES
+from .._database import prefixes
 from .grants import Grants
 
 __all__ = [
@@ -96,12 +97,7 @@ class Rules:
         )
 
     def _was_refused(self, fullname: str) -> bool:
-        name = fullname
-        while name:
-            if name in self._refused:
-                return True
-            name = name.rpartition(".")[0]
-        return False
+        return any(name in self._refused for name in prefixes(fullname))
 
     def _value_member(self, context: Context, receiver: Expression, name: str) -> None:
         typ = self.types.get(receiver)

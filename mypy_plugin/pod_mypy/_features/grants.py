@@ -11,7 +11,7 @@ from mypy.nodes import (
 )
 from mypy.options import Options
 
-from .._database import Tamed
+from .._database import Tamed, prefixes
 from .._modules import Modules
 from .types import TypeRule
 
@@ -41,12 +41,7 @@ class Grants:
 
     def granted(self, fullname: str) -> bool:
         """Whether a capability covers ``fullname`` (it or a name above it is granted)."""
-        name = fullname
-        while name:
-            if name in self._capabilities:
-                return True
-            name = name.rpartition(".")[0]
-        return False
+        return any(name in self._capabilities for name in prefixes(fullname))
 
     def grants_within(self, module: str) -> bool:
         """Whether some capability lies in ``module`` (so hook code may import it)."""

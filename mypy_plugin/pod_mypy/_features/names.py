@@ -3,6 +3,8 @@ must be ``pod``'s hook API, tamed, granted, or a hook module's own."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 from mypy.nodes import (
     GDEF,
     Context,
@@ -16,8 +18,15 @@ from mypy.nodes import (
     SuperExpr,
     TypeInfo,
 )
-from mypy.type_visitor import TypeQuery
-from mypy.types import Type, UnboundType
+from mypy.types import (
+    CallableArgument,
+    CallableType,
+    Type,
+    TypeList,
+    UnboundType,
+    UnionType,
+    get_proper_type,
+)
 
 from .._consts import HOOK_ESCAPE, HOOK_UNTAMED, MESSAGES
 from .._modules import POD_HOOK_MODULES
@@ -198,7 +207,7 @@ class NameRules(Rules):
         metadata the run evaluates at ``get_type_hints``) is not an expression the walk sees."""
         if typ is None:
             return
-        for name in typ.accept(_UnboundNames()):
+        for name in _written_names(typ):
             head, _, rest = name.partition(".")
             symbol = self.file.names.get(head)
             if not rest or symbol is None or not isinstance(symbol.node, MypyFile):
@@ -208,11 +217,22 @@ class NameRules(Rules):
                 self._untamed(context, f'"{fullname}"', fullname)
 
 
-class _UnboundNames(TypeQuery[list[str]]):
-    """Every name an unanalysed annotation writes (string annotations are parsed too)."""
+def _written_names(typ: Type) -> Iterator[str]:
+    """Every name an unanalysed annotation writes (string annotations are parsed too).
 
-    def strategy(self, items: list[list[str]]) -> list[str]:
-        return [name for item in items for name in item]
-
-    def visit_unbound_type(self, t: UnboundType, /) -> list[str]:
-        return [t.name, *self.query_types(t.args)]
+    A function, not a ``TypeQuery``: mypyc crashes constructing a compiled subclass of a
+    class compiled in another build (mypy's)."""
+    typ = get_proper_type(typ)  # an unanalysed type holds no alias: this only narrows
+    if isinstance(typ, UnboundType):
+        yield typ.name
+        parts: Iterable[Type] = typ.args
+    elif isinstance(typ, CallableType):
+        parts = [*typ.arg_types, typ.ret_type]
+    elif isinstance(typ, (TypeList, UnionType)):
+        parts = typ.items
+    elif isinstance(typ, CallableArgument):
+        parts = [typ.typ]
+    else:
+        return
+    for part in parts:
+        yield from _written_names(part)

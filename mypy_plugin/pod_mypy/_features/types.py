@@ -91,7 +91,7 @@ class TypeRule:
             found = self._judge(typ, value=True, seen=set())
             known = found
             # mypy's types compare equal whatever kind of Any they hold, and the kind decides
-            # the answer: an answer for a type holding an Any answers for that type alone.
+            # the answer: an answer that judged an Any as a value answers for that type alone.
             if not self._any_met:
                 with contextlib.suppress(TypeError, RecursionError):
                     self._known[typ] = found
@@ -116,7 +116,9 @@ class TypeRule:
 
     def _judge_proper(self, proper: ProperType, *, value: bool, seen: set[int]) -> str | None:
         if isinstance(proper, AnyType):
-            self._any_met = True
+            # Where it is a value's (not inside a signature, where only privileged classes
+            # count), the kind of Any decides the answer.
+            self._any_met = self._any_met or value
             if proper.type_of_any in _PASSED_ANY:
                 return None
             return _ANY
