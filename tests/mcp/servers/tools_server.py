@@ -100,7 +100,6 @@ if __name__ == "__main__":
     if os.environ.get("PID_FILE"):
         Path(os.environ["PID_FILE"]).write_text(str(os.getpid()), encoding="utf-8")
     if len(sys.argv) == 3 and sys.argv[1] == "http":
-        server.settings.port = int(sys.argv[2])  # type: ignore[attr-defined]
-        server.run("streamable-http")
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
     else:
         server.run("stdio")
