@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -235,3 +238,49 @@ def test_a_missing_config_file_and_a_server_named_twice_are_usage_errors(
         f"{first.resolve()}; give each server one name",
     ], done.stderr
     assert not (tmp_path / "pid").exists()  # no server was started
+
+
+def test_ctrl_c_during_an_mcp_call_stops_the_server_and_saves_the_run(
+    server: ReplayServer, tmp_path: Path
+) -> None:
+    config = write_config(tmp_path, {"tools": tools_server_entry(tmp_path)})
+    server.reply_json(chat_reply(calls=(("call_hang", "mcp__tools__hang", {}),)))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
+    command = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "pod",
+            "run",
+            "go",
+            *model_options(server),
+            f"--mcp-config={config}",
+            "--save=run.json",
+        ],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        calls = tmp_path / "calls.log"
+        deadline = time.monotonic() + 60  # a readiness wait, not a timed assertion
+        while not (calls.exists() and "hang" in calls.read_text(encoding="utf-8")):
+            assert command.poll() is None, command.communicate()
+            assert time.monotonic() < deadline, "the hang call never reached the server"
+            time.sleep(0.05)
+        command.send_signal(signal.SIGINT)
+        _, stderr = command.communicate(timeout=60)
+    finally:
+        if command.poll() is None:
+            command.kill()
+            command.wait()
+    assert command.returncode == 130, stderr
+    assert "cancelled: the run was interrupted" in stderr
+    assert "Traceback" not in stderr
+    assert not is_running(int((tmp_path / "pid").read_text(encoding="utf-8")))
+    saved = json.loads((tmp_path / "run.json").read_text(encoding="utf-8"))
+    results = [i for i in saved["pod"]["worker"]["history"] if i["kind"] == "tool_result"]
+    assert [r["call_id"] for r in results] == ["call_hang"]  # well-formed: a synthetic result

@@ -133,6 +133,7 @@ async def test_rules_and_approval_govern_http_tools_as_any_other(tmp_path: Path)
                                 ScriptedCall("mcp__tools__shout", {"text": "hi"}, call_id="s"),
                                 ScriptedCall("mcp__tools__echo", {"text": "hi"}, call_id="e"),
                                 ScriptedCall("mcp__tools__add", {"a": 2, "b": 3}, call_id="a"),
+                                ScriptedCall("mcp__tools__header", {"name": "X-Test"}, call_id="h"),
                             ]
                         ),
                         ScriptedReply(text="done"),
@@ -144,15 +145,17 @@ async def test_rules_and_approval_govern_http_tools_as_any_other(tmp_path: Path)
             )
             paused = await pod.run("go")
             assert isinstance(paused, Paused)
-            assert [p.call_id for p in paused.pending_calls] == ["e", "a"]
+            assert [p.call_id for p in paused.pending_calls] == ["e", "a", "h"]
             assert calls_received(log) == []  # nothing runs while a call waits for a human
-            assert isinstance(await pod.resume({"e": Continue(), "a": Continue()}), Finished)
+            approved = {"e": Continue(), "a": Continue(), "h": Continue()}
+            assert isinstance(await pod.resume(approved), Finished)
     got = results(pod)
     assert got["s"].is_error
     assert "no shouting" in got["s"].content
     assert got["e"].content == "hi"
     assert got["a"].content == "5"
-    assert sorted(calls_received(log)) == ["add", "echo"]
+    assert got["h"].content == "yes"  # the configured header reached the server
+    assert sorted(calls_received(log)) == ["add", "echo", "header"]
     assert_well_formed(pod.history)
 
 

@@ -3,7 +3,8 @@
 Tools: ``echo`` (text), ``add`` (structured output), ``fail`` (an ``isError`` result),
 ``crash`` (the process exits mid-call), ``hang`` (never answers), ``grow`` (adds the tool
 ``late`` and tells the client its tool list changed), ``chatty`` (sends progress and
-tool-list notifications before answering), ``shout`` (as echo, in capitals). Every call is
+tool-list notifications before answering), ``shout`` (as echo, in capitals), ``header``
+(a request header's value, over HTTP). Every call is
 appended to the file named by ``CALL_LOG``, if set, so a test can see what reached the
 server; ``PID_FILE``, if set, gets the process id.
 ``python tools_server.py http PORT`` serves the same tools over Streamable HTTP.
@@ -70,6 +71,14 @@ async def hang() -> str:
     _log_call("hang")
     await anyio.sleep(3600)
     return "too late"
+
+
+@server.tool()
+def header(name: str, ctx: Context) -> str:
+    """The value of the request header ``name`` (over HTTP), else ``(none)``."""
+    _log_call("header")
+    headers = ctx.headers or {}
+    return headers.get(name.lower(), headers.get(name, "(none)"))
 
 
 @server.tool()
