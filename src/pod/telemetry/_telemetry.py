@@ -17,9 +17,12 @@ a ``Telemetry`` is built, and a Pod without one never imports it.
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import json
 import os
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterable, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar, final
 
 from pydantic import BaseModel, JsonValue
@@ -102,17 +105,53 @@ class Telemetry(Privileged):
         self.capture_content = capture_content
         self._model = model
         self._provider = provider
+        self._wraps_parts = True
+
+    def around_steps(self) -> Telemetry:
+        """This telemetry for a Pod whose client and tools it already wraps (inside their
+        durable steps, so a replayed step adds no span): the Pod adds the run and hook
+        spans only."""
+        inner = copy.copy(self)
+        inner._wraps_parts = False
+        return inner
+
+    @contextmanager
+    def in_trace_of(self, run_id: str) -> Generator[None]:
+        """Within this block, runs are spans of the one trace that ``run_id`` names.
+
+        Their parent is a remote span whose trace and span ids are derived from ``run_id``
+        (SHA-256), the same in every process: a durable run recovered elsewhere continues
+        the trace it began. No span has the parent's id; backends show the runs as roots.
+        """
+        from opentelemetry import context, trace
+
+        digest = hashlib.sha256(f"llm-pod run {run_id}".encode()).digest()
+        parent = trace.SpanContext(
+            trace_id=int.from_bytes(digest[:16], "big") or 1,
+            span_id=int.from_bytes(digest[16:24], "big") or 1,
+            is_remote=True,
+            trace_flags=trace.TraceFlags(trace.TraceFlags.SAMPLED),
+        )
+        token = context.attach(trace.set_span_in_context(trace.NonRecordingSpan(parent)))
+        try:
+            yield
+        finally:
+            context.detach(token)
 
     # -- what the Pod wraps ---------------------------------------------------------------
 
     def client(self, client: LlmClient) -> LlmClient:
         """``client``, with a ``chat {model}`` span around each request."""
+        if not self._wraps_parts:
+            return client
         model = self._model or getattr(client, "model", None)
         provider = self._provider or _provider_of(client)
         return _TracedClient(self, client, model if isinstance(model, str) else None, provider)
 
     def tools(self, tools: Iterable[Tool]) -> tuple[Tool, ...]:
         """``tools``, each with an ``execute_tool {tool}`` span around each call."""
+        if not self._wraps_parts:
+            return tuple(tools)
         return tuple(_TracedTool(self, tool) for tool in tools)
 
     def hooks(self, hooks: DecidingHooks) -> DecidingHooks:
