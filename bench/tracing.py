@@ -11,15 +11,17 @@ traced way as a ratio to off.
 
 **MCP stdio.** The SDK-written test server (``tests/mcp/servers/tools_server.py``), its
 ``echo`` tool (whose body does nothing), over stdio. Three things alternate, call for call:
-the SDK's own ``Client.call_tool`` on a bare connection (the round trip: the server's own
-time with the pipe and JSON-RPC both ways); ``McpTool.call``, pod's adapter on its own
-connection; and one Pod turn calling the MCP tool minus one Pod turn calling a native
+the SDK's own ``Client.call_tool`` (the round trip: the server's own time with the pipe and
+JSON-RPC both ways); ``McpTool.call``, pod's adapter, on the same connection to the same
+server process (so only the adapter differs), in turns ABBA (the second call of a pair
+finds the server awake); and one Pod turn calling the MCP tool minus one calling a native
 ``@tool`` of the same body (what the whole MCP path adds to a turn). Wall time (the server
 is another process), median of the calls.
 """
 
 from __future__ import annotations
 
+import functools
 import statistics
 import sys
 import time
@@ -41,7 +43,7 @@ from .workload import _scripted_model, allow_tool, echo, watch_request
 __all__ = ["McpFigures", "TracingFigures", "measure_mcp", "measure_tracing", "print_tracing"]
 
 TURNS: Final = (100, 1_000)
-_REPEATS: Final = {100: 200, 1_000: 30}
+_REPEATS: Final = {100: 100, 1_000: 20}
 WAYS: Final = ("off", "API, no SDK", "SDK, no exporter", "SDK, in-memory exporter")
 SERVER: Final = (
     Path(__file__).resolve().parents[1] / "tests" / "mcp" / "servers" / "tools_server.py"
@@ -59,7 +61,8 @@ def _telemetry(way: str) -> tuple[Telemetry | None, Callable[[], int]]:
         return Telemetry(tracer_provider=NoOpTracerProvider()), lambda: 0
     from opentelemetry.sdk.trace import TracerProvider
 
-    provider = TracerProvider()
+    # No exit hook: it would keep every provider (and its exported spans) alive to the end.
+    provider = TracerProvider(shutdown_on_exit=False)
     if way == "SDK, no exporter":
         return Telemetry(tracer_provider=provider), lambda: 0
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -126,15 +129,25 @@ async def measure_tracing(*, quick: bool = False) -> TracingFigures:
 
 @final
 @dataclass(frozen=True)
+class Timing:
+    """One call's (or turn's) medians: wall time, and this process's CPU time (the server's
+    work is another process's; what pod adds is this one's)."""
+
+    wall: float
+    cpu: float
+
+
+@final
+@dataclass(frozen=True)
 class McpFigures:
-    bare: float
-    """Seconds per call: the SDK's ``call_tool`` on a bare connection (the server's own)."""
-    adapter: float
-    """Seconds per call: ``McpTool.call``."""
-    pod_mcp: float
-    """Seconds per Pod turn calling the MCP tool."""
-    pod_native: float
-    """Seconds per Pod turn calling a native tool of the same body."""
+    bare: Timing
+    """Per call: the SDK's ``call_tool`` under the adapter (the server's own round trip)."""
+    adapter: Timing
+    """Per call: ``McpTool.call``."""
+    pod_mcp: Timing
+    """Per Pod turn calling the MCP tool."""
+    pod_native: Timing
+    """Per Pod turn calling a native tool of the same body."""
 
 
 @tool(name="echo")
@@ -157,54 +170,60 @@ def _turns_of(name: str, turns: int) -> Callable[[LlmRequest], ScriptedReply]:
     return reply
 
 
-async def _wall(run: Callable[[], Awaitable[object]]) -> float:
-    start = time.perf_counter()
+async def _both_clocks(run: Callable[[], Awaitable[object]]) -> tuple[float, float]:
+    wall, cpu = time.perf_counter(), time.process_time()
     await run()
-    return time.perf_counter() - start
+    return time.perf_counter() - wall, time.process_time() - cpu
 
 
-async def _pod_turn(tools: list[Tool], name: str, turns: int) -> float:
-    pod = Pod(
+def _median(values: list[tuple[float, float]], per: int = 1) -> Timing:
+    return Timing(
+        statistics.median(v[0] for v in values) / per,
+        statistics.median(v[1] for v in values) / per,
+    )
+
+
+def _calling_pod(tools: list[Tool], name: str, turns: int) -> Pod:
+    return Pod(
         ScriptedClient(then=_turns_of(name, turns), record=False),
         tools=tools,
         settings=PodSettings(max_requests_per_turn=turns + 1),
     )
-    seconds = await _wall(lambda: pod.run("go"))
-    return seconds / turns
 
 
 async def measure_mcp(*, quick: bool = False) -> McpFigures:
-    from mcp import Client
-    from mcp.client.stdio import StdioServerParameters
-
     from pod.mcp import McpServer
 
     calls = 20 if quick else _CALLS
-    parameters = StdioServerParameters(command=sys.executable, args=[str(SERVER)])
-    bare: list[float] = []
-    adapter: list[float] = []
-    pod_mcp: list[float] = []
-    pod_native: list[float] = []
-    async with (
-        Client(parameters, cache=None) as client,
-        McpServer("tools", command=sys.executable, args=[str(SERVER)]) as server,
-    ):
+    bare: list[tuple[float, float]] = []
+    adapter: list[tuple[float, float]] = []
+    pod_mcp: list[tuple[float, float]] = []
+    pod_native: list[tuple[float, float]] = []
+    turns = 20
+    async with McpServer("tools", command=sys.executable, args=[str(SERVER)]) as server:
         (mcp_echo,) = [t for t in server.tools if t.name == "mcp__tools__echo"]
+        client = server._client  # the SDK client under the adapter: one server process
+        assert client is not None
         for _ in range(10):  # warm-up
             await client.call_tool("echo", {"text": "hi"})
             await mcp_echo.call({"text": "hi"})
-        for _ in range(calls):
-            bare.append(await _wall(lambda: client.call_tool("echo", {"text": "hi"})))
-            adapter.append(await _wall(lambda: mcp_echo.call({"text": "hi"})))
-        batches = 4 if quick else 20
-        for _ in range(batches):
-            pod_mcp.append(await _pod_turn([mcp_echo], "mcp__tools__echo", 20))
-            pod_native.append(await _pod_turn([_native_echo], "echo", 20))
+        for i in range(calls):
+            pair = [
+                (bare, lambda: client.call_tool("echo", {"text": "hi"})),
+                (adapter, lambda: mcp_echo.call({"text": "hi"})),
+            ]
+            for values, call in pair if i % 2 == 0 else reversed(pair):
+                values.append(await _both_clocks(call))
+        for _ in range(4 if quick else 20):
+            mcp_pod = _calling_pod([mcp_echo], "mcp__tools__echo", turns)
+            native_pod = _calling_pod([_native_echo], "echo", turns)
+            pod_mcp.append(await _both_clocks(functools.partial(mcp_pod.run, "go")))
+            pod_native.append(await _both_clocks(functools.partial(native_pod.run, "go")))
     return McpFigures(
-        bare=statistics.median(bare),
-        adapter=statistics.median(adapter),
-        pod_mcp=statistics.median(pod_mcp),
-        pod_native=statistics.median(pod_native),
+        bare=_median(bare),
+        adapter=_median(adapter),
+        pod_mcp=_median(pod_mcp, turns),
+        pod_native=_median(pod_native, turns),
     )
 
 
@@ -223,18 +242,21 @@ def print_tracing(tracing: TracingFigures, mcp: McpFigures | None, console: Cons
     console.print(table)
     if mcp is None:
         return
-    table = Table(title="an MCP stdio tool (wall time per call, median)")
-    for column in ("measure", "per call", "above the bare round trip"):
+    table = Table(title="an MCP stdio tool (medians; CPU: this process only, not the server's)")
+    for column in ("measure", "wall", "CPU", "CPU above the SDK's call"):
         table.add_column(column)
-    table.add_row("SDK call_tool, bare connection (the server's own)", _us(mcp.bare), "")
     table.add_row(
-        "McpTool.call (pod's adapter)", _us(mcp.adapter),
-        f"{_us(mcp.adapter - mcp.bare)} ({mcp.adapter / mcp.bare:.2f}x)",
+        "SDK call_tool (the server's round trip)", _us(mcp.bare.wall), _us(mcp.bare.cpu), ""
+    )
+    table.add_row(
+        "McpTool.call (pod's adapter)", _us(mcp.adapter.wall), _us(mcp.adapter.cpu),
+        f"{_us(mcp.adapter.cpu - mcp.bare.cpu)} ({mcp.adapter.cpu / mcp.bare.cpu:.2f}x)",
     )  # fmt: skip
-    table.add_row("Pod turn, native @tool", _us(mcp.pod_native), "")
+    table.add_row("Pod turn, native @tool", _us(mcp.pod_native.wall), _us(mcp.pod_native.cpu), "")
+    extra = mcp.pod_mcp.cpu - mcp.pod_native.cpu - mcp.bare.cpu
     table.add_row(
-        "Pod turn, MCP tool", _us(mcp.pod_mcp),
-        f"{_us(mcp.pod_mcp - mcp.pod_native - mcp.bare)} beyond native + bare",
+        "Pod turn, MCP tool", _us(mcp.pod_mcp.wall), _us(mcp.pod_mcp.cpu),
+        f"{_us(extra)} beyond a native turn + the SDK's call",
     )  # fmt: skip
     console.print(table)
 
