@@ -16,10 +16,10 @@ import pytest
 
 from tests.cli.conftest import chat_reply, pod_command
 from tests.mcp.conftest import SERVERS
-from tests.providers.conftest import ReplayServer, server
+from tests.providers.conftest import ReplayServer, closed_port_url, server
 from tests.telemetry.otlp_receiver import Receiver, otlp_receiver
 
-__all__ = ["server"]
+__all__ = ["closed_port_url", "server"]
 
 HOOKS = """
 from pod import Continue, HookRegistry, Skip, ToolCallSummary, events
@@ -49,7 +49,8 @@ def otel_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-def run_with_an_mcp_tool(replay: ReplayServer, folder: Path, *extra: str) -> None:
+def run_with_an_mcp_tool(replay: ReplayServer, folder: Path, *extra: str) -> str:
+    """Run ``pod run`` with an MCP tool and a deciding hook; return its stderr."""
     (folder / ".mcp.json").write_text(
         json.dumps(
             {
@@ -84,6 +85,7 @@ def run_with_an_mcp_tool(replay: ReplayServer, folder: Path, *extra: str) -> Non
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "echoed\n"
+    return done.stderr
 
 
 def one(receiver: Receiver, name: str) -> dict[str, object]:
@@ -171,3 +173,17 @@ def test_without_otel_or_an_endpoint_variable_nothing_is_exported(
         monkeypatch.setenv("OTEL_SDK_DISABLED", "true")
         run_with_an_mcp_tool(server, tmp_path, "--otel")
     assert receiver.spans == []
+
+
+def test_an_unreachable_collector_changes_neither_the_answer_nor_the_exit_code(
+    server: ReplayServer,
+    tmp_path: Path,
+    otel_environment: None,
+    monkeypatch: pytest.MonkeyPatch,
+    closed_port_url: str,
+) -> None:
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", closed_port_url)
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "1")
+    stderr = run_with_an_mcp_tool(server, tmp_path, "--otel")  # exit 0, "echoed" on stdout
+    assert "Failed to export spans batch" in stderr  # the exporter's own logger says so
+    assert "Traceback" not in stderr
