@@ -187,3 +187,27 @@ def test_an_unreachable_collector_changes_neither_the_answer_nor_the_exit_code(
     stderr = run_with_an_mcp_tool(server, tmp_path, "--otel")  # exit 0, "echoed" on stdout
     assert "Failed to export spans batch" in stderr  # the exporter's own logger says so
     assert "Traceback" not in stderr
+
+
+def test_otel_without_the_exporter_installed_is_one_usage_line(
+    server: ReplayServer,
+    tmp_path: Path,
+    otel_environment: None,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pod.cli._main import main
+
+    # As if llm-pod[otel-export] were not installed: the import fails.
+    monkeypatch.setitem(sys.modules, "opentelemetry.exporter.otlp.proto.http.trace_exporter", None)
+    monkeypatch.chdir(tmp_path)
+    code = main(
+        ["run", "go", "--model=openai:m", f"--base-url={server.url}/v1", "--api-key=k", "--otel"]
+    )
+    assert code == 2
+    errors = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
+    assert errors == [
+        "pod run: error: --otel needs the OpenTelemetry SDK and its OTLP/HTTP exporter: "
+        "pip install 'llm-pod[otel-export]'"
+    ]
+    assert server.requests == []
