@@ -8,8 +8,9 @@ spans, named and attributed per the GenAI semantic conventions.
 - ``hooks {event}`` for each dispatch to the hooks of an event: the decision, its reason,
   the deciding hook; its duration is the dispatch's. They are called hooks, not guardrails.
 
-Message content (tool arguments and results) is recorded only when asked: ``capture_content``
-or the standard ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``. Nothing here
+Message content (the messages of each request and reply, the system prompt, tool arguments
+and results) is recorded only when asked: ``capture_content`` or the standard
+``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``. Nothing here
 installs a provider: spans go to ``tracer_provider``, else to the global one the application
 set (a no-op one if it set none). ``opentelemetry-api`` (``llm-pod[otel]``) is imported when
 a ``Telemetry`` is built, and a Pod without one never imports it.
@@ -31,12 +32,18 @@ from llm_worker import (
     Aborted,
     CallResolution,
     HookPoint,
+    Item,
     LlmClient,
     LlmRequest,
     LlmResponse,
+    Message,
     Paused,
     Privileged,
+    Reasoning,
+    Summary,
     Tool,
+    ToolCall,
+    ToolResult,
     current_tool_call_id,
 )
 
@@ -75,7 +82,9 @@ class Telemetry(Privileged):
     Args:
         agent_name: ``gen_ai.agent.name`` and the ``invoke_agent`` span's name.
         tracer_provider: the provider to use; ``None``: the global one.
-        capture_content: record tool arguments and results; ``None``: as the standard
+        capture_content: record messages, the system prompt, tool arguments and results
+            (``gen_ai.input.messages``, ``gen_ai.output.messages``,
+            ``gen_ai.system_instructions``, ``gen_ai.tool.call.*``); ``None``: as the standard
             variable ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` says.
         model: ``gen_ai.request.model``; ``None``: the client's ``model`` attribute, if any.
         provider: ``gen_ai.provider.name``; ``None``: guessed from the client's class
@@ -233,6 +242,53 @@ def _set_error(span: Span, error_type: str, description: str) -> None:
     span.set_status(Status(StatusCode.ERROR, description))
 
 
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _part(item: Item) -> tuple[str, dict[str, JsonValue]]:
+    """An item as a message part of the GenAI conventions, with its message's role."""
+    if isinstance(item, Message):
+        return item.role, {"type": "text", "content": item.text}
+    if isinstance(item, ToolCall):
+        try:
+            arguments: JsonValue = json.loads(item.arguments)
+        except ValueError:
+            arguments = item.arguments
+        part: dict[str, JsonValue] = {"type": "tool_call", "id": item.call_id, "name": item.name}
+        part["arguments"] = arguments
+        return "assistant", part
+    if isinstance(item, ToolResult):
+        return "tool", {"type": "tool_call_response", "id": item.call_id, "response": item.content}
+    if isinstance(item, Reasoning):
+        return "assistant", {"type": "reasoning", "content": item.text}
+    assert isinstance(item, Summary)
+    return "user", {"type": "text", "content": item.text}
+
+
+def _messages(items: Iterable[Item]) -> list[dict[str, JsonValue]]:
+    """Items as the conventions' messages: consecutive parts of one role in one message."""
+    messages: list[dict[str, JsonValue]] = []
+    parts: list[JsonValue] = []
+    for item in items:
+        role, part = _part(item)
+        if messages and messages[-1]["role"] == role:
+            parts.append(part)
+            continue
+        parts = [part]
+        messages.append({"role": role, "parts": parts})
+    return messages
+
+
+def _input_content(request: LlmRequest) -> dict[str, str]:
+    """``gen_ai.input.messages`` (and ``gen_ai.system_instructions``) of a request."""
+    content = {"gen_ai.input.messages": _json(_messages(request.items))}
+    if request.system_prompt:
+        instructions = [{"type": "text", "content": request.system_prompt}]
+        content["gen_ai.system_instructions"] = _json(instructions)
+    return content
+
+
 @final
 class _TracedClient(Privileged):
     def __init__(
@@ -248,6 +304,8 @@ class _TracedClient(Privileged):
         if self._model is not None:
             attributes["gen_ai.request.model"] = self._model
         name = f"chat {self._model}" if self._model else "chat"
+        if self._telemetry.capture_content:
+            attributes.update(_input_content(request))
         with self._telemetry._span(name, "CLIENT", attributes) as span:  # pyright: ignore[reportPrivateUsage]
             try:
                 response = await self._client.complete(request)
@@ -261,6 +319,11 @@ class _TracedClient(Privileged):
             call_ids = [call.call_id for call in response.tool_calls]
             if call_ids:
                 span.set_attribute("pod.response.tool_call_ids", call_ids)
+            if self._telemetry.capture_content:
+                output = _messages(response.items)
+                for message in output:
+                    message["finish_reason"] = response.stop_reason
+                span.set_attribute("gen_ai.output.messages", _json(output))
             return response
 
 
