@@ -283,11 +283,11 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
     merged: dict[str, Any],
     output: RunOutput,
     problems: list[str],
-    session: CommandResources,
+    resources: CommandResources,
 ) -> tuple[RunOptions, LlmClient, Pod] | str | None:
     """Check every option and build the Pod; collect the problems (a missing key is
     returned on its own: it has its own exit code). The MCP servers are started last, in
-    ``session`` (which stops them), and only when every other option is good."""
+    ``resources`` (which stop them), and only when every other option is good."""
     options = _check_options(merged, problems)
     client: LlmClient | None = None
     missing_key: str | None = None
@@ -348,7 +348,7 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
         problems.extend(mcp_servers)
         mcp_servers = ()
     export = otlp_export(problems) if wants_export(args.otel) else None
-    session.export = export
+    resources.export = export
     if args.save is not None and args.save.is_dir():
         problems.append(f"--save {args.save}: is a folder; give a file name")
     if problems and missing_key is not None:
@@ -358,7 +358,7 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
     if missing_key is not None or client is None:
         return missing_key
     try:  # the last step: every other option is good
-        mcp_tools = session.servers.start(mcp_servers)
+        mcp_tools = resources.servers.start(mcp_servers)
     except McpServerError as exc:
         problems.append(f"--mcp-config: {exc}")
         return None
