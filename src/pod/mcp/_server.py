@@ -121,8 +121,6 @@ class McpServer(Privileged):
         self._holder: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
         self._client: Client | None = None
-        self._lost: BaseException | None = None
-        """Why the connection ended mid-run, if it did."""
         self._tools: tuple[McpTool, ...] | None = None
 
     @property
@@ -195,8 +193,7 @@ class McpServer(Privileged):
         except Exception as exc:
             if not ready.done():
                 ready.set_exception(exc)
-            elif not stop.is_set():
-                self._lost = exc  # the connection failed mid-run; calls now say so
+            elif not stop.is_set():  # the connection failed mid-run: calls now say so
                 _log.debug("MCP server %r: the connection failed", self.name, exc_info=True)
             else:
                 raise  # a failure of the shutdown itself: __aexit__ logs it
