@@ -59,6 +59,12 @@ def main() -> None:
         print_floor(asyncio.run(measure_floor(quick=arguments.quick)), console)
     else:
         console.print("durable runs: skipped (the dbos extra is not installed)")
+    from .tracing import measure_mcp, measure_tracing, print_tracing
+
+    console.print("tracing and MCP ...")
+    tracing = asyncio.run(measure_tracing(quick=arguments.quick))
+    mcp = asyncio.run(measure_mcp(quick=arguments.quick))
+    print_tracing(tracing, mcp, console)
     png = out / "per_turn.png"
     if plot(loop, payload, png):
         console.print(f"plot: {png}")

@@ -15,11 +15,16 @@ to ``trace.log``: counted outside the process, the lines survive a SIGKILL.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
+
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
 
 from llm_worker import LlmRequest, ScriptedCall, ScriptedClient, ScriptedReply, ToolResult, tool
 from pod import (
@@ -35,6 +40,7 @@ from pod import (
     events,
 )
 from pod.durable import DurableAgent, DurableRuns, DurableSettings, launch, shutdown
+from pod.telemetry import Telemetry
 
 STEPS: Final = 4
 """Tool calls per session before the model answers with text."""
@@ -131,11 +137,37 @@ def parts(*, approval: bool = False, review: bool = False) -> dict[str, Any]:
     }
 
 
+class _SpanLog(SpanExporter):
+    """Each ended span, at once, as a line of ``spans.log``: name, ids, the process."""
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        for span in spans:
+            context, parent = span.context, span.parent
+            record = {
+                "name": span.name,
+                "trace_id": f"{context.trace_id:032x}" if context else None,
+                "parent": f"{parent.span_id:016x}" if parent else None,
+                "pid": os.getpid(),
+                "attributes": dict(span.attributes or {}),
+            }
+            _log(json.dumps(record, default=str), "spans.log")
+        return SpanExportResult.SUCCESS
+
+
+def _telemetry() -> Telemetry:
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(_SpanLog()))  # survives a SIGKILL
+    return Telemetry(agent_name="otel", tracer_provider=provider, model="scripted")
+
+
 crash_agent: Final = DurableAgent("crash", **parts())
+otel_agent: Final = DurableAgent("otel", **parts(), telemetry=_telemetry())
 approval_agent: Final = DurableAgent("approval", **parts(approval=True))
 scale_agent: Final = DurableAgent("scale", **parts())
 review_agent: Final = DurableAgent("review", **parts(review=True))
-AGENTS: Final = {a.name: a for a in (crash_agent, approval_agent, scale_agent, review_agent)}
+AGENTS: Final = {
+    a.name: a for a in (crash_agent, approval_agent, scale_agent, review_agent, otel_agent)
+}
 AGENTS_LIST: Final = list(AGENTS.values())
 """What `pod worker --app tests.durable.app:AGENTS_LIST` serves."""
 

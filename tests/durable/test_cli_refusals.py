@@ -44,7 +44,7 @@ def test_an_agent_no_worker_serves_is_refused(sqlite_scene: Scene) -> None:
     assert (code, out) == (2, "")
     assert err == (
         "error: no worker serves an agent 'nosuch' (agents served here: approval, crash, "
-        "review, scale); start a `pod worker` whose --app defines it\n"
+        "otel, review, scale); start a `pod worker` whose --app defines it\n"
     )
     code, out, _ = _pod(sqlite_scene, "runs", "--json")
     assert [run["run_id"] for run in json.loads(out)] == ["run-a"]  # nothing was queued

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -203,6 +204,51 @@ async def test_tool_content_is_recorded_only_when_asked(
     recorded = await run_once()
     assert recorded["gen_ai.tool.call.arguments"] == '{"path": "a"}'
     assert recorded["gen_ai.tool.call.result"] == "contents of a"
+
+
+async def test_messages_are_recorded_on_the_chat_spans_only_when_asked(
+    exporter: InMemorySpanExporter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def chats() -> list[dict[str, object]]:
+        exporter.clear()
+        pod = Pod(
+            one_call_then_done(ScriptedCall("read_file", {"path": "a"}, call_id="c1")),
+            tools=[read_file],
+            telemetry=telemetry(exporter),
+            system_prompt="Be brief.",
+        )
+        await pod.run("go")
+        return [dict(span.attributes or {}) for span in by_name(exporter)["chat m-1"]]
+
+    monkeypatch.delenv(CAPTURE_CONTENT_VARIABLE, raising=False)
+    for chat in await chats():
+        assert not {k for k in chat if k.endswith(("messages", "instructions"))}, chat
+    monkeypatch.setenv(CAPTURE_CONTENT_VARIABLE, "true")
+    first, second = await chats()
+    assert json.loads(str(first["gen_ai.system_instructions"])) == [
+        {"type": "text", "content": "Be brief."}
+    ]
+    assert json.loads(str(first["gen_ai.input.messages"])) == [
+        {"role": "user", "parts": [{"type": "text", "content": "go"}]}
+    ]
+    call = {"type": "tool_call", "id": "c1", "name": "read_file", "arguments": {"path": "a"}}
+    assert json.loads(str(first["gen_ai.output.messages"])) == [
+        {"role": "assistant", "parts": [call], "finish_reason": "tool_calls"}
+    ]
+    assert json.loads(str(second["gen_ai.input.messages"]))[1:] == [
+        {"role": "assistant", "parts": [call]},
+        {
+            "role": "tool",
+            "parts": [{"type": "tool_call_response", "id": "c1", "response": "contents of a"}],
+        },
+    ]
+    assert json.loads(str(second["gen_ai.output.messages"])) == [
+        {
+            "role": "assistant",
+            "parts": [{"type": "text", "content": "done"}],
+            "finish_reason": "end_turn",
+        }
+    ]
 
 
 async def test_an_mcp_tool_call_is_an_execute_tool_span(exporter: InMemorySpanExporter) -> None:

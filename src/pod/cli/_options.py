@@ -18,9 +18,10 @@ from llm_worker.providers import MissingCredentialsError, ProviderSetupError, cl
 
 from ..command._claude_code_settings import load_claude_settings
 from ..command._configured import ConfiguredCommandHook
-from ..hooks._errors import PodUsageError
+from ..hooks._errors import McpServerError, PodUsageError
 from ..hooks._hook_files import HookFileError
 from ..hooks._registry import FrozenHookRegistry, HookRegistry
+from ..mcp import McpConfigError, McpServer, load_mcp_config
 from ..policy._loader import load_policy
 from ..policy._permissions import PermissionHook
 from ..runtime._pod import Pod
@@ -28,6 +29,8 @@ from ..runtime._settings import PodSettings
 from ..toolsets._toolsets import TOOLSETS, ToolsetName, chosen_toolset, toolset
 from ._decisions import add_decision_arguments
 from ._load import LoadError, check_hook_spec, load_hooks, load_tools
+from ._mcp import CommandResources
+from ._otel import otlp_export, wants_export
 from ._output import RunOutput
 from ._saved import DEFAULT_RUNS_FOLDER, RunOptions
 
@@ -93,6 +96,19 @@ def _add_session_arguments(parser: argparse.ArgumentParser, *, resuming: bool) -
         help="the built-in tools: claude-code (Bash, Read, Write, Edit, Glob, Grep; the default "
         "with --claude-settings) or workspace (read_file, list_files; the default otherwise)"
         + saved,
+    )
+    parser.add_argument(
+        "--mcp-config",
+        action="append",
+        metavar="FILE",
+        help="MCP servers to start for the run, in the mcpServers format of Claude Code "
+        "(repeatable); their tools are named mcp__<server>__<tool>" + saved,
+    )
+    parser.add_argument(
+        "--otel",
+        action="store_true",
+        help="export OpenTelemetry spans over OTLP/HTTP (endpoint, headers: the standard "
+        "OTEL_EXPORTER_OTLP_* variables; default http://localhost:4318)",
     )
     parser.add_argument(
         "--workdir", help="folder the built-in tools may use (default: the current folder)" + saved
@@ -164,6 +180,7 @@ def merged_options(args: argparse.Namespace, saved: dict[str, Any]) -> dict[str,
     """The command line's options over the saved ones."""
     names = (
         *("model", "base_url", "rules", "claude_settings", "hooks", "tools", "toolset"),
+        "mcp_config",
         "workdir",
         "system",
         *("max_requests", "timeout", "max_retries"),
@@ -232,6 +249,12 @@ def _check_options(merged: dict[str, Any], problems: list[str]) -> RunOptions | 
             problems.append(f"--claude-settings {settings}: {problem}")
         else:
             claude_settings.append(str(Path(settings).resolve()))
+    mcp_config: list[str] = []
+    for config in merged["mcp_config"] or ():
+        if (problem := _not_a_file(Path(config))) is not None:
+            problems.append(f"--mcp-config {config}: {problem}")
+        else:
+            mcp_config.append(str(Path(config).resolve()))
     model = merged["model"]
     if not model:
         problems.append("--model is required")
@@ -249,6 +272,7 @@ def _check_options(merged: dict[str, Any], problems: list[str]) -> RunOptions | 
         max_requests=int(max_requests) if max_requests is not None else _DEFAULT_MAX_REQUESTS,
         timeout=timeout,
         max_retries=int(max_retries) if max_retries is not None else None,
+        mcp_config=tuple(mcp_config),
     )
 
 
@@ -271,9 +295,11 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
     merged: dict[str, Any],
     output: RunOutput,
     problems: list[str],
+    resources: CommandResources,
 ) -> tuple[RunOptions, LlmClient, Pod] | str | None:
     """Check every option and build the Pod; collect the problems (a missing key is
-    returned on its own: it has its own exit code)."""
+    returned on its own: it has its own exit code). The MCP servers are started last, in
+    ``resources`` (which stop them), and only when every other option is good."""
     options = _check_options(merged, problems)
     client: LlmClient | None = None
     missing_key: str | None = None
@@ -330,6 +356,12 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
             continue
         problems.extend(_name_clashes(spec, loaded, (toolset_name, built_in), tools))
         tools.extend(loaded)
+    mcp_servers = _mcp_servers(options.mcp_config if options is not None else ())
+    if isinstance(mcp_servers, list):
+        problems.extend(mcp_servers)
+        mcp_servers = ()
+    export = otlp_export(problems) if wants_export(args.otel) else None
+    resources.export = export
     if args.save is not None and args.save.is_dir():
         problems.append(f"--save {args.save}: is a folder; give a file name")
     if problems and missing_key is not None:
@@ -338,20 +370,46 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
         return None
     if missing_key is not None or client is None:
         return missing_key
+    try:  # the last step: every other option is good
+        mcp_tools = resources.servers.start(mcp_servers)
+    except McpServerError as exc:
+        problems.append(f"--mcp-config: {exc}")
+        return None
     try:
         pod = Pod(
             client,
-            tools=[*built_in, *tools],
+            tools=[*built_in, *tools, *mcp_tools],
             hooks=policy_hooks.then(user_hooks),
             permissions=permissions,
             settings=PodSettings(max_requests_per_turn=options.max_requests),
             system_prompt=options.system,
             trace=output.trace,
+            telemetry=export.telemetry() if export is not None else None,
         )
     except (PodUsageError, ValueError) as exc:  # e.g. two tools with one name
         problems.append(str(exc))
         return None
     return options, client, pod
+
+
+def _mcp_servers(configs: Sequence[str]) -> tuple[McpServer, ...] | list[str]:
+    """The servers of every ``--mcp-config`` file, or the problems (one line each)."""
+    servers: dict[str, tuple[str, McpServer]] = {}
+    problems: list[str] = []
+    for config in configs:
+        try:
+            loaded = load_mcp_config(config)
+        except McpConfigError as exc:
+            problems.append(f"--mcp-config {exc}")
+            continue
+        for server in loaded:
+            if server.name in servers:
+                problems.append(
+                    f"--mcp-config {config}: server {server.name!r} is also in "
+                    f"{servers[server.name][0]}; give each server one name"
+                )
+            servers[server.name] = (config, server)
+    return problems or tuple(server for _, server in servers.values())
 
 
 def _built_in_tools(options: RunOptions | None) -> tuple[ToolsetName, list[Tool]]:

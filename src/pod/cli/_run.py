@@ -13,7 +13,6 @@ one (stdin a terminal, no ``--no-input``); otherwise the run is saved for ``pod 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import os
 import shlex
@@ -45,6 +44,7 @@ from ._decisions import (
     decisions_given,
     describe_pause,
 )
+from ._mcp import CommandResources
 from ._options import build_pod, merged_options
 from ._output import RunOutput, result_object
 from ._saved import (
@@ -111,6 +111,8 @@ class _Session:
     save_to: Path | None
     """Where to save whatever the outcome (``--save``, or the resumed file); else only on a
     pause without a prompt or Ctrl-C, to the default folder."""
+    resources: CommandResources
+    """The event loop the run is driven in, its MCP servers and its span exporter."""
 
 
 def _built_or_exit_code(
@@ -119,10 +121,12 @@ def _built_or_exit_code(
     saved: dict[str, Any],
     output: RunOutput,
     problems: list[str],
+    *,
+    resources: CommandResources,
 ) -> tuple[RunOptions, LlmClient, Pod] | int:
     """The Pod the options (over ``saved``) build, or the exit code once every problem
     (with those already in ``problems``) is reported."""
-    built = build_pod(args, merged_options(args, saved), output, problems)
+    built = build_pod(args, merged_options(args, saved), output, problems, resources)
     if problems:
         return _usage_failure(parser, problems, output)
     if not isinstance(built, tuple):
@@ -158,13 +162,14 @@ def run_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     output = RunOutput(json_lines=args.json, quiet=args.quiet, debug=args.debug)
     if args.debug:
         _configure_debug_logging()
-    built = _built_or_exit_code(args, parser, {}, output, [])
-    if isinstance(built, int):
-        return built
-    options, client, pod = built
-    session = _Session(args, options, client, pod, output, new_run_id(), args.save)
-    prompt: str = args.prompt
-    return _drive(session, lambda: pod.run(prompt), None)
+    with CommandResources() as resources:
+        built = _built_or_exit_code(args, parser, {}, output, [], resources=resources)
+        if isinstance(built, int):
+            return built
+        options, client, pod = built
+        session = _Session(args, options, client, pod, output, new_run_id(), args.save, resources)
+        prompt: str = args.prompt
+        return _drive(session, lambda: pod.run(prompt), None)
 
 
 def resume_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -173,8 +178,8 @@ def resume_command(args: argparse.Namespace, parser: argparse.ArgumentParser) ->
     if args.debug:
         _configure_debug_logging()
     try:
-        with taking_saved_run(args.saved) as (saved, take):
-            return _resume_taken(args, parser, output, saved, take)
+        with taking_saved_run(args.saved) as (saved, take), CommandResources() as resources:
+            return _resume_taken(args, parser, output, saved, take, resources=resources)
     except (OSError, SnapshotError, SavedRunTakenError) as exc:
         problem = f"{args.saved}: {getattr(exc, 'strerror', None) or exc}"
         return _usage_failure(parser, [problem], output)
@@ -186,6 +191,8 @@ def _resume_taken(
     output: RunOutput,
     saved: SavedRun,
     take: Callable[[], None],
+    *,
+    resources: CommandResources,
 ) -> int:
     """``pod resume`` of the saved run this process holds; ``take`` marks it resumed once
     every check passed, before anything runs."""
@@ -209,7 +216,9 @@ def _resume_taken(
             problems.append("the saved run is not paused: there is no call to decide")
         if args.prompt is None:
             problems.append("the saved run is not paused: give the next PROMPT")
-    built = _built_or_exit_code(args, parser, saved.options.model_dump(), output, problems)
+    built = _built_or_exit_code(
+        args, parser, saved.options.model_dump(), output, problems, resources=resources
+    )
     if isinstance(built, int):
         return built
     options, client, pod = built
@@ -217,7 +226,8 @@ def _resume_taken(
         pod.restore(saved.pod)
     except (PodUsageError, SnapshotError) as exc:
         return _usage_failure(parser, [f"{args.saved}: {exc}"], output)
-    session = _Session(args, options, client, pod, output, saved.run_id, args.save or args.saved)
+    save_to = args.save or args.saved
+    session = _Session(args, options, client, pod, output, saved.run_id, save_to, resources)
     output.paused_by = saved.paused_by
     take()
     if paused is None:
@@ -260,7 +270,7 @@ def _drive(
     is one; report, save when due, and return the exit code."""
     pod, output = session.pod, session.output
     interactive = sys.stdin.isatty() and not session.args.no_input
-    runner = asyncio.Runner()
+    runner = session.resources.runner
     result: PodResult | None = paused
     asking = False
     if start is None and not interactive:
@@ -292,20 +302,21 @@ def _drive(
             output.note("")  # the prompt's line is left open
         still_paused = isinstance(result, Paused) and pod.status == "paused"
         code = _cancelled(session, result if still_paused and isinstance(result, Paused) else None)
-        _close(runner, session.client, before_closing=lambda: _exit_if_a_tool_thread_blocks(code))
+        _close(session, before_closing=lambda: _exit_if_a_tool_thread_blocks(code))
         return code
-    _close(runner, session.client)
+    _close(session)
     assert result is not None
     return _report(session, result)
 
 
-def _close(
-    runner: asyncio.Runner, client: LlmClient, *, before_closing: Callable[[], None] | None = None
-) -> None:
-    # runner.close() waits for the worker threads of sync tools: ``before_closing`` may
-    # leave first (see _exit_if_a_tool_thread_blocks).
-    close = getattr(client, "aclose", None)
+def _close(session: _Session, *, before_closing: Callable[[], None] | None = None) -> None:
+    # The MCP servers stop and the spans are sent before anything else: ``before_closing``
+    # may leave the process (see _exit_if_a_tool_thread_blocks), and runner.close() waits
+    # for the worker threads of sync tools.
+    runner, resources = session.resources.runner, session.resources
+    close = getattr(session.client, "aclose", None)
     try:
+        resources.release()
         if close is not None:
             runner.run(close())
         if before_closing is not None:

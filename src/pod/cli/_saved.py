@@ -80,6 +80,8 @@ class RunOptions(BaseModel, frozen=True, extra="forbid"):
     """Seconds per model request attempt; ``None``: the SDK's default."""
     max_retries: int | None = Field(ge=0)
     """``None``: the SDK's default."""
+    mcp_config: tuple[str, ...] = ()
+    """MCP configuration files whose servers are started for the run (``--mcp-config``)."""
 
 
 @final

@@ -44,6 +44,7 @@ from ..runtime._settings import PodSettings
 from ..runtime._snapshot import PodSnapshot
 from ..runtime._summariser import LlmSummariser, Summariser
 from ..runtime._trace import Tracer
+from ..telemetry import Telemetry
 from ._dbos_records import DbosRecordedSteps
 from ._steps import (
     StepClient,
@@ -172,6 +173,10 @@ class DurableAgent:
 
     Args:
         name: the agent's name, the same in every process (letters, digits, ``_.-``).
+        telemetry: spans of the runs (``pod.telemetry``): a run's spans, in every process
+            that runs or recovers it, are one trace named by the run id; the model request,
+            tool call and hook spans are made inside their steps, so a step replayed after a
+            crash adds none.
 
     Raises:
         PodUsageError: the name is not valid.
@@ -189,10 +194,15 @@ class DurableAgent:
         summariser: Summariser | None = None,
         system_prompt: str | None = None,
         trace: Tracer | None = None,
+        telemetry: Telemetry | None = None,
     ) -> None:
         if not _NAME.match(name):
             raise PodUsageError(f"an agent name is 1 to 100 of A-Z a-z 0-9 _ . -, not {name!r}")
         self.name = name
+        # Spans go inside the steps: a step replayed after a crash adds none.
+        if telemetry is not None:
+            client, tools = telemetry.client(client), telemetry.tools(tools)
+        self._telemetry = telemetry
         self._client = client
         self._tools = tuple(StepTool(t) for t in tools)
         self._hooks = hooks.freeze() if isinstance(hooks, HookRegistry) else hooks
@@ -224,6 +234,7 @@ class DurableAgent:
             system_prompt=self._system_prompt,
             trace=self._trace,
             wrap_hooks=StepHookPort,
+            telemetry=None if self._telemetry is None else self._telemetry.around_steps(),
         )
 
     async def start(self, prompt: str, *, run_id: str | None = None) -> str:
@@ -259,6 +270,12 @@ class DurableAgent:
         return run_id
 
     async def _execute(self, prompt: str) -> RunEnd:
+        if self._telemetry is None:
+            return await self._steps(prompt)
+        with self._telemetry.in_trace_of(DBOS.workflow_id or ""):
+            return await self._steps(prompt)
+
+    async def _steps(self, prompt: str) -> RunEnd:
         steps = DbosRecordedSteps()  # the run's recorded steps, read once
         token = run_steps().set(steps)
         try:

@@ -20,7 +20,9 @@ The ``mcp`` package (``llm-pod[mcp]``) is imported when a server is entered, not
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
 import re
 from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
@@ -43,9 +45,13 @@ if TYPE_CHECKING:
 
 __all__ = ["McpServer", "McpTool", "McpToolError", "tool_name"]
 
+_log: Final = logging.getLogger("pod.mcp")
 PREFIX: Final = "mcp__"
 _SERVER_NAME: Final = re.compile(r"[A-Za-z0-9_-]+")
 _TOOL_NAME: Final = re.compile(r"[A-Za-z0-9_.-]+")
+_CLOSED: Final = "the connection is closed (the server exited or stopped answering)"
+_HTTP_TIMEOUT: Final = 30.0
+_HTTP_READ: Final = 300.0
 
 
 def tool_name(server: str, tool: str) -> str:
@@ -112,7 +118,8 @@ class McpServer(Privileged):
         self._headers = dict(headers) if headers is not None else None
         self._start_timeout = start_timeout
         self.call_timeout = call_timeout
-        self._stack: AsyncExitStack | None = None
+        self._holder: asyncio.Task[None] | None = None
+        self._stop: asyncio.Event | None = None
         self._client: Client | None = None
         self._tools: tuple[McpTool, ...] | None = None
 
@@ -128,7 +135,7 @@ class McpServer(Privileged):
         return f"McpServer({self.name!r}, {where!r})"
 
     async def __aenter__(self) -> McpServer:
-        if self._stack is not None:
+        if self._holder is not None:
             raise RuntimeError(f"MCP server {self.name!r} is already entered")
         try:
             from mcp import Client
@@ -136,29 +143,63 @@ class McpServer(Privileged):
             raise McpServerError(
                 server=self.name, problem="needs the mcp package: pip install 'llm-pod[mcp]'"
             ) from exc
-        stack = AsyncExitStack()
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[tuple[Client, list[RemoteTool]]] = loop.create_future()
+        stop = asyncio.Event()
+        holder = asyncio.create_task(
+            self._hold(Client, ready, stop), name=f"mcp server {self.name}"
+        )
         try:
             async with asyncio.timeout(self._start_timeout):
-                client = await stack.enter_async_context(Client(self._target(), cache=None))
-                listed = await _list_tools(client)
-        except TimeoutError as exc:
-            await stack.aclose()
-            raise McpServerError(
-                server=self.name,
-                problem=f"did not start within {self._start_timeout}s ({self._where()})",
-            ) from exc
-        except Exception as exc:
-            await stack.aclose()
-            raise McpServerError(
-                server=self.name, problem=f"did not start ({self._where()}): {_failure(exc)}"
-            ) from exc
-        try:
+                client, listed = await asyncio.shield(ready)
             tools = _tools_of(self, listed)
-        except McpServerError:
-            await stack.aclose()
+        except BaseException as exc:
+            holder.cancel()
+            with contextlib.suppress(BaseException):
+                await holder
+            if isinstance(exc, McpServerError):
+                raise
+            if isinstance(exc, TimeoutError):
+                raise McpServerError(
+                    server=self.name,
+                    problem=f"did not start within {self._start_timeout}s ({self._where()})",
+                ) from exc
+            if isinstance(exc, Exception):
+                raise McpServerError(
+                    server=self.name, problem=f"did not start ({self._where()}): {_failure(exc)}"
+                ) from exc
             raise
-        self._stack, self._client, self._tools = stack, client, tools
+        self._holder, self._stop, self._client, self._tools = holder, stop, client, tools
         return self
+
+    async def _hold(
+        self,
+        client_class: type[Client],
+        ready: asyncio.Future[tuple[Client, list[RemoteTool]]],
+        stop: asyncio.Event,
+    ) -> None:
+        """The task that holds the connection: the SDK's task groups are entered and left
+        here, so a transport that fails (a server gone mid-run) cancels this task only,
+        never the run that called a tool; the calls waiting for it get error results."""
+        try:
+            async with AsyncExitStack() as stack:
+                target = await self._target(stack)
+                client = await stack.enter_async_context(client_class(target, cache=None))
+                listed = await _list_tools(client)
+                if ready.done():  # given up on while starting
+                    return
+                ready.set_result((client, listed))
+                await stop.wait()
+        except Exception as exc:
+            if not ready.done():
+                ready.set_exception(exc)
+            elif not stop.is_set():  # the connection failed mid-run: calls now say so
+                _log.debug("MCP server %r: the connection failed", self.name, exc_info=True)
+            else:
+                raise  # a failure of the shutdown itself: __aexit__ logs it
+        finally:
+            if not ready.done():
+                ready.cancel()
 
     async def __aexit__(
         self,
@@ -166,29 +207,38 @@ class McpServer(Privileged):
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        stack, self._stack, self._client = self._stack, None, None
-        if stack is not None:
-            try:
-                await stack.aclose()
-            except Exception:  # a server that died mid-run fails its own shutdown too
-                if exc is None:
-                    raise
+        holder, stop = self._holder, self._stop
+        self._holder = self._stop = self._client = None
+        if holder is None or stop is None:
+            return
+        stop.set()
+        try:
+            await holder
+        except Exception:  # a server gone mid-run also fails its shutdown
+            # Its calls already got error results; leaving the block still stops it.
+            _log.debug("MCP server %r: stopping it failed", self.name, exc_info=True)
 
     def _where(self) -> str:
         if self._url is not None:
             return self._url
         return " ".join([self._command or "", *self._args])
 
-    def _target(self) -> Transport | StdioServerParameters | str:
+    async def _target(self, stack: AsyncExitStack) -> Transport | StdioServerParameters | str:
+        """What ``Client`` connects to; an HTTP client of ours is closed with ``stack``."""
         if self._url is not None:
             if not self._headers:
                 return self._url
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
 
-            return streamable_http_client(
-                self._url, http_client=httpx2.AsyncClient(headers=self._headers)
+            # The SDK's own timeouts for MCP over HTTP (30 s, 300 s to read a held stream);
+            # a client passed in is the caller's to close.
+            http = await stack.enter_async_context(
+                httpx2.AsyncClient(
+                    headers=self._headers, timeout=httpx2.Timeout(_HTTP_TIMEOUT, read=_HTTP_READ)
+                )
             )
+            return streamable_http_client(self._url, http_client=http)
         from mcp.client.stdio import StdioServerParameters
 
         assert self._command is not None
@@ -197,9 +247,11 @@ class McpServer(Privileged):
         )
 
     async def _call(self, remote_name: str, arguments: dict[str, JsonValue]) -> str:
-        client = self._client
-        if client is None:
+        client, holder = self._client, self._holder
+        if client is None or holder is None:
             raise McpToolError(f"MCP server {self.name!r} is not running")
+        if holder.done():
+            raise McpToolError(f"MCP server {self.name!r}: {_CLOSED}")
         try:
             if self.call_timeout is None:
                 result = await client.call_tool(remote_name, arguments)
@@ -211,6 +263,8 @@ class McpServer(Privileged):
                 f"MCP server {self.name!r} did not answer within {self.call_timeout}s"
             ) from exc
         except Exception as exc:
+            if holder.done():  # the transport failed under the call
+                raise McpToolError(f"MCP server {self.name!r}: {_CLOSED}") from exc
             raise McpToolError(f"MCP server {self.name!r}: {_failure(exc)}") from exc
         return _result_text(self.name, result)
 
@@ -314,7 +368,7 @@ def _failure(exc: BaseException) -> str:
 
     exc = _unwrap(exc)
     if isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED:
-        return "the connection is closed (the server exited or stopped answering)"
+        return _CLOSED
     if isinstance(exc, MCPError):
         return f"the server answered with error {exc.code}: {exc.message}"
     if isinstance(exc, ValidationError):

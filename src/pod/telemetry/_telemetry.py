@@ -8,8 +8,9 @@ spans, named and attributed per the GenAI semantic conventions.
 - ``hooks {event}`` for each dispatch to the hooks of an event: the decision, its reason,
   the deciding hook; its duration is the dispatch's. They are called hooks, not guardrails.
 
-Message content (tool arguments and results) is recorded only when asked: ``capture_content``
-or the standard ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``. Nothing here
+Message content (the messages of each request and reply, the system prompt, tool arguments
+and results) is recorded only when asked: ``capture_content`` or the standard
+``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``. Nothing here
 installs a provider: spans go to ``tracer_provider``, else to the global one the application
 set (a no-op one if it set none). ``opentelemetry-api`` (``llm-pod[otel]``) is imported when
 a ``Telemetry`` is built, and a Pod without one never imports it.
@@ -17,9 +18,12 @@ a ``Telemetry`` is built, and a Pod without one never imports it.
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import json
 import os
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterable, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar, final
 
 from pydantic import BaseModel, JsonValue
@@ -28,12 +32,18 @@ from llm_worker import (
     Aborted,
     CallResolution,
     HookPoint,
+    Item,
     LlmClient,
     LlmRequest,
     LlmResponse,
+    Message,
     Paused,
     Privileged,
+    Reasoning,
+    Summary,
     Tool,
+    ToolCall,
+    ToolResult,
     current_tool_call_id,
 )
 
@@ -72,7 +82,9 @@ class Telemetry(Privileged):
     Args:
         agent_name: ``gen_ai.agent.name`` and the ``invoke_agent`` span's name.
         tracer_provider: the provider to use; ``None``: the global one.
-        capture_content: record tool arguments and results; ``None``: as the standard
+        capture_content: record messages, the system prompt, tool arguments and results
+            (``gen_ai.input.messages``, ``gen_ai.output.messages``,
+            ``gen_ai.system_instructions``, ``gen_ai.tool.call.*``); ``None``: as the standard
             variable ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` says.
         model: ``gen_ai.request.model``; ``None``: the client's ``model`` attribute, if any.
         provider: ``gen_ai.provider.name``; ``None``: guessed from the client's class
@@ -102,17 +114,53 @@ class Telemetry(Privileged):
         self.capture_content = capture_content
         self._model = model
         self._provider = provider
+        self._wraps_parts = True
+
+    def around_steps(self) -> Telemetry:
+        """This telemetry for a Pod whose client and tools it already wraps (inside their
+        durable steps, so a replayed step adds no span): the Pod adds the run and hook
+        spans only."""
+        inner = copy.copy(self)
+        inner._wraps_parts = False
+        return inner
+
+    @contextmanager
+    def in_trace_of(self, run_id: str) -> Generator[None]:
+        """Within this block, runs are spans of the one trace that ``run_id`` names.
+
+        Their parent is a remote span whose trace and span ids are derived from ``run_id``
+        (SHA-256), the same in every process: a durable run recovered elsewhere continues
+        the trace it began. No span has the parent's id; backends show the runs as roots.
+        """
+        from opentelemetry import context, trace
+
+        digest = hashlib.sha256(f"llm-pod run {run_id}".encode()).digest()
+        parent = trace.SpanContext(
+            trace_id=int.from_bytes(digest[:16], "big") or 1,
+            span_id=int.from_bytes(digest[16:24], "big") or 1,
+            is_remote=True,
+            trace_flags=trace.TraceFlags(trace.TraceFlags.SAMPLED),
+        )
+        token = context.attach(trace.set_span_in_context(trace.NonRecordingSpan(parent)))
+        try:
+            yield
+        finally:
+            context.detach(token)
 
     # -- what the Pod wraps ---------------------------------------------------------------
 
     def client(self, client: LlmClient) -> LlmClient:
         """``client``, with a ``chat {model}`` span around each request."""
+        if not self._wraps_parts:
+            return client
         model = self._model or getattr(client, "model", None)
         provider = self._provider or _provider_of(client)
         return _TracedClient(self, client, model if isinstance(model, str) else None, provider)
 
     def tools(self, tools: Iterable[Tool]) -> tuple[Tool, ...]:
         """``tools``, each with an ``execute_tool {tool}`` span around each call."""
+        if not self._wraps_parts:
+            return tuple(tools)
         return tuple(_TracedTool(self, tool) for tool in tools)
 
     def hooks(self, hooks: DecidingHooks) -> DecidingHooks:
@@ -194,6 +242,53 @@ def _set_error(span: Span, error_type: str, description: str) -> None:
     span.set_status(Status(StatusCode.ERROR, description))
 
 
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _part(item: Item) -> tuple[str, dict[str, JsonValue]]:
+    """An item as a message part of the GenAI conventions, with its message's role."""
+    if isinstance(item, Message):
+        return item.role, {"type": "text", "content": item.text}
+    if isinstance(item, ToolCall):
+        try:
+            arguments: JsonValue = json.loads(item.arguments)
+        except ValueError:
+            arguments = item.arguments
+        part: dict[str, JsonValue] = {"type": "tool_call", "id": item.call_id, "name": item.name}
+        part["arguments"] = arguments
+        return "assistant", part
+    if isinstance(item, ToolResult):
+        return "tool", {"type": "tool_call_response", "id": item.call_id, "response": item.content}
+    if isinstance(item, Reasoning):
+        return "assistant", {"type": "reasoning", "content": item.text}
+    assert isinstance(item, Summary)
+    return "user", {"type": "text", "content": item.text}
+
+
+def _messages(items: Iterable[Item]) -> list[dict[str, JsonValue]]:
+    """Items as the conventions' messages: consecutive parts of one role in one message."""
+    messages: list[dict[str, JsonValue]] = []
+    parts: list[JsonValue] = []
+    for item in items:
+        role, part = _part(item)
+        if messages and messages[-1]["role"] == role:
+            parts.append(part)
+            continue
+        parts = [part]
+        messages.append({"role": role, "parts": parts})
+    return messages
+
+
+def _input_content(request: LlmRequest) -> dict[str, str]:
+    """``gen_ai.input.messages`` (and ``gen_ai.system_instructions``) of a request."""
+    content = {"gen_ai.input.messages": _json(_messages(request.items))}
+    if request.system_prompt:
+        instructions = [{"type": "text", "content": request.system_prompt}]
+        content["gen_ai.system_instructions"] = _json(instructions)
+    return content
+
+
 @final
 class _TracedClient(Privileged):
     def __init__(
@@ -209,6 +304,8 @@ class _TracedClient(Privileged):
         if self._model is not None:
             attributes["gen_ai.request.model"] = self._model
         name = f"chat {self._model}" if self._model else "chat"
+        if self._telemetry.capture_content:
+            attributes.update(_input_content(request))
         with self._telemetry._span(name, "CLIENT", attributes) as span:  # pyright: ignore[reportPrivateUsage]
             try:
                 response = await self._client.complete(request)
@@ -222,6 +319,11 @@ class _TracedClient(Privileged):
             call_ids = [call.call_id for call in response.tool_calls]
             if call_ids:
                 span.set_attribute("pod.response.tool_call_ids", call_ids)
+            if self._telemetry.capture_content:
+                output = _messages(response.items)
+                for message in output:
+                    message["finish_reason"] = response.stop_reason
+                span.set_attribute("gen_ai.output.messages", _json(output))
             return response
 
 

@@ -3,7 +3,8 @@
 Tools: ``echo`` (text), ``add`` (structured output), ``fail`` (an ``isError`` result),
 ``crash`` (the process exits mid-call), ``hang`` (never answers), ``grow`` (adds the tool
 ``late`` and tells the client its tool list changed), ``chatty`` (sends progress and
-tool-list notifications before answering), ``shout`` (as echo, in capitals). Every call is
+tool-list notifications before answering), ``shout`` (as echo, in capitals), ``header``
+(a request header's value, over HTTP). Every call is
 appended to the file named by ``CALL_LOG``, if set, so a test can see what reached the
 server; ``PID_FILE``, if set, gets the process id.
 ``python tools_server.py http PORT`` serves the same tools over Streamable HTTP.
@@ -73,6 +74,14 @@ async def hang() -> str:
 
 
 @server.tool()
+def header(name: str, ctx: Context) -> str:
+    """The value of the request header ``name`` (over HTTP), else ``(none)``."""
+    _log_call("header")
+    headers = ctx.headers or {}
+    return headers.get(name.lower(), headers.get(name, "(none)"))
+
+
+@server.tool()
 async def grow(ctx: Context) -> str:
     """Add the tool ``late`` and notify the client that the tool list changed."""
     _log_call("grow")
@@ -100,7 +109,6 @@ if __name__ == "__main__":
     if os.environ.get("PID_FILE"):
         Path(os.environ["PID_FILE"]).write_text(str(os.getpid()), encoding="utf-8")
     if len(sys.argv) == 3 and sys.argv[1] == "http":
-        server.settings.port = int(sys.argv[2])  # type: ignore[attr-defined]
-        server.run("streamable-http")
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
     else:
         server.run("stdio")
