@@ -16,7 +16,7 @@ from typing import Any, Final
 from llm_worker import LlmClient, Tool
 from llm_worker.providers import MissingCredentialsError, ProviderSetupError, client_from_spec
 
-from ..command._claude_code_settings import load_claude_settings
+from ..command._claude_code_settings import read_claude_settings
 from ..command._configured import ConfiguredCommandHook
 from ..hooks._errors import PodUsageError
 from ..hooks._hook_files import HookFileError
@@ -294,9 +294,13 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
                 )
         for settings in options.claude_settings:
             try:
-                configured += load_claude_settings(settings, project_dir=options.workdir)
+                claude = read_claude_settings(settings, project_dir=options.workdir)
             except PodUsageError as exc:
                 problems.append(f"--claude-settings {settings}: {exc}")
+                continue
+            configured += claude.hooks
+            if (warning := claude.warning()) is not None:
+                output.note(f"warning: {warning}")
     policy_hooks = _policy_commands(configured)
     user_hooks = HookRegistry().freeze()
     tools: list[Tool] = []

@@ -25,6 +25,8 @@ class ConfiguredCommandHook:
     on_error: FailurePolicy
     source: str
     """Where it was declared, e.g. ``hooks.toml: [[hook]] 2``."""
+    matcher: str | None = None
+    """The tool matcher as written (``None``: every tool, or an event without tools)."""
 
     def register(self, registry: HookRegistry) -> None:
         """Register the hook for its event under its failure policy."""

@@ -244,6 +244,11 @@ class CommandHook(Hook[InputT, DecisionT]):
         # The registry names a hook by its __qualname__: make failures name the command.
         self.__qualname__ = f"CommandHook({self._display})"
 
+    def selects(self, tool_name: str) -> bool:
+        """Whether a call of ``tool_name`` is put to the command (always, without a
+        matcher; ``pod rules check`` names a hook that selects no tool of the run)."""
+        return self._matcher is None or self._matcher.fullmatch(tool_name) is not None
+
     @property
     def event(self) -> HookEvent[InputT, DecisionT]:
         """The event this hook serves."""
@@ -295,7 +300,7 @@ class CommandHook(Hook[InputT, DecisionT]):
                     "register it for the event it was made for"
                 ),
             )
-        if self._matcher is not None and not self._matcher.fullmatch(tool_name_of(info)):
+        if not self.selects(tool_name_of(info)):
             return event.neutral
         if self._protocol == "claude-code":
             return await self._ask_claude_code(info)
