@@ -194,6 +194,9 @@ class TurnEndInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrin
     """Tool calls the model made during this turn."""
     final_text_preview: str
     """The start of the final answer, at most ``PREVIEW_BYTES`` UTF-8 bytes."""
+    continued: int = 0
+    """Times in a row a hook's ``Feedback`` has kept this turn going (0: the model chose to
+    stop on its own; Claude Code's ``stop_hook_active`` is ``continued > 0``)."""
 
 
 TURN_END_POINT: Final = HookPoint[TurnEndInfo, TurnEndDecision](

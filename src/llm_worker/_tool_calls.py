@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple, TypeAlias, assert_never, final
 
 from ._arguments import parse_arguments
-from ._decisions import CONTINUE, Abort, Approve, Continue, Pause, Rewrite, Skip
+from ._decisions import CONTINUE, Abort, Approve, Continue, Feedback, Pause, Rewrite, Skip
 from ._errors import HookFailedError, UsageError
 from ._history import History
 from ._hook_port import HookPoint, HookPort
@@ -181,9 +181,16 @@ class ToolCalls:
                 turn=state.turn,
             ),
         )
+        if isinstance(decision, Feedback):
+            # The model sees the hook's text with the result it is about (bounded, marked).
+            content = f"{result.content}\n\n[hook feedback] {bounded(decision.text)}"
+            result = ToolResult(
+                call_id=result.call_id, name=result.name, content=content, is_error=result.is_error
+            )
+            call_state.result = result
         _append_result(history, call_state, result)
         match decision:
-            case Continue():
+            case Continue() | Feedback():
                 return None
             case Abort():
                 return decision

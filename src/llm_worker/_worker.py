@@ -26,7 +26,7 @@ from types import MappingProxyType
 from typing import Any, Final, assert_never, final
 
 from ._client import LlmClient, LlmRequest, LlmResponse, Usage
-from ._decisions import CONTINUE, Abort, Approve, Continue, Pause
+from ._decisions import CONTINUE, Abort, Approve, Continue, Feedback, Pause
 from ._digest import call_digest
 from ._errors import (
     ApprovalMismatchError,
@@ -456,8 +456,16 @@ class Worker(Privileged):
                     turn=state.turn,
                     tool_calls_in_turn=state.tool_calls_this_turn,
                     final_text_preview=utf8_prefix(state.final_text, PREVIEW_BYTES),
+                    continued=state.continued,
                 ),
             )
+            if isinstance(decision, Feedback):
+                # Keep going: the hook's text is the model's next instruction (bounded).
+                state.continued += 1
+                state.interceptors_done = False
+                self._history.append(Message(role="user", text=bounded(decision.text)))
+                state.point = "pre_llm_request"
+                return None
             if not isinstance(decision, Continue):
                 state.hooks_done = True  # if paused, resuming finishes the turn
                 return await self._act(decision, "turn_end")
