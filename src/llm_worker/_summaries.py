@@ -168,6 +168,8 @@ class ToolResultSummary(BaseModel, frozen=True, extra="forbid", use_attribute_do
     """The id of the call this result answers."""
     tool_name: str
     """The name of the tool that was called."""
+    arguments: str
+    """The arguments it was called with, as JSON text (after any ``Rewrite``; a copy)."""
     is_error: bool
     """True when the tool failed, timed out, got invalid arguments or does not exist: the
     output is then the error message the model will see."""
@@ -177,6 +179,11 @@ class ToolResultSummary(BaseModel, frozen=True, extra="forbid", use_attribute_do
     """Length of the whole output in UTF-8 bytes."""
     turn: int
     """0-based index of the current turn."""
+
+    def parsed_arguments(self) -> dict[str, JsonValue] | None:
+        """A fresh parse of the arguments, or ``None`` if they are refused (as
+        :meth:`ToolCallSummary.parsed_arguments`)."""
+        return parse_arguments(self.arguments)
 
 
 POST_TOOL_CALL_POINT: Final = HookPoint[ToolResultSummary, PostToolDecision](

@@ -175,6 +175,7 @@ class ToolCalls:
                 ToolResultSummary,
                 call_id=result.call_id,
                 tool_name=result.name,
+                arguments=call_state.call.arguments,
                 is_error=result.is_error,
                 output_preview=utf8_prefix(result.content, PREVIEW_BYTES),
                 output_length=utf8_len(result.content),

@@ -8,15 +8,19 @@ Pod is built only when there are none. Driving the run, reporting and saving liv
 from __future__ import annotations
 
 import argparse
+import functools
 import math
+import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from llm_worker import LlmClient, Tool
+from llm_worker import HookPort, Item, LlmClient, Tool
 from llm_worker.providers import MissingCredentialsError, ProviderSetupError, client_from_spec
 
-from ..command._claude_code_settings import read_claude_settings
+from ..command._claude_code import ClaudeSession
+from ..command._claude_code_settings import read_claude_plugin, read_claude_settings
+from ..command._claude_transcript import ClaudeTranscript, TranscriptPort
 from ..command._configured import ConfiguredCommandHook
 from ..hooks._errors import PodUsageError
 from ..hooks._hook_files import HookFileError
@@ -75,6 +79,13 @@ def _add_session_arguments(parser: argparse.ArgumentParser, *, resuming: bool) -
         "--claude-settings",
         action="append",
         help="a Claude Code settings file whose `hooks` section to run (repeatable)",
+    )
+    parser.add_argument(
+        "--claude-plugin",
+        dest="claude_plugins",
+        action="append",
+        metavar="DIR",
+        help="a Claude Code plugin folder whose hooks/hooks.json to run (repeatable)",
     )
     parser.add_argument(
         "--hooks", action="append", help="a HookRegistry as module:attr or file.py:attr"
@@ -156,14 +167,12 @@ def _number(
 def merged_options(args: argparse.Namespace, saved: dict[str, Any]) -> dict[str, Any]:
     """The command line's options over the saved ones."""
     names = (
-        *("model", "base_url", "rules", "claude_settings", "hooks", "tools", "workdir"),
-        "system",
+        *("model", "base_url", "rules", "claude_settings", "claude_plugins", "hooks", "tools"),
+        *("workdir", "system", "claude_session_id"),
         *("max_requests", "timeout", "max_retries"),
     )
-    return {
-        name: getattr(args, name) if getattr(args, name) is not None else saved.get(name)
-        for name in names
-    }
+    given = {name: getattr(args, name, None) for name in names}
+    return {name: value if value is not None else saved.get(name) for name, value in given.items()}
 
 
 def _absolute_spec(spec: str) -> str:
@@ -221,6 +230,15 @@ def _check_options(merged: dict[str, Any], problems: list[str]) -> RunOptions | 
             problems.append(f"--claude-settings {settings}: {problem}")
         else:
             claude_settings.append(str(Path(settings).resolve()))
+    claude_plugins: list[str] = []
+    for folder in merged["claude_plugins"] or ():
+        if not Path(folder).is_dir():
+            problems.append(f"--claude-plugin {folder}: no such folder")
+        else:
+            claude_plugins.append(str(Path(folder).resolve()))
+    session_id = merged["claude_session_id"]
+    if session_id is None and (claude_settings or claude_plugins):
+        session_id = str(uuid.uuid4())
     model = merged["model"]
     if not model:
         problems.append("--model is required")
@@ -230,6 +248,8 @@ def _check_options(merged: dict[str, Any], problems: list[str]) -> RunOptions | 
         base_url=merged["base_url"],
         rules=str(Path(rules).resolve()) if rules is not None else None,
         claude_settings=tuple(claude_settings),
+        claude_plugins=tuple(claude_plugins),
+        claude_session_id=session_id,
         hooks=tuple(_absolute_spec(s) for s in merged["hooks"] or ()),
         tools=tuple(_absolute_spec(s) for s in merged["tools"] or ()),
         workdir=str(workdir.resolve()),
@@ -282,6 +302,7 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
             problems.append(f"--model {options.model}: {exc}")
     permissions: PermissionHook | None = None
     configured: list[ConfiguredCommandHook] = []
+    transcript: ClaudeTranscript | None = None
     if options is not None:
         if options.rules is not None:
             try:  # one read of the file: its rules and its command hooks
@@ -292,11 +313,21 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
                 problems.extend(
                     f"--rules {options.rules}: {line}" for line in str(exc).splitlines()
                 )
-        for settings in options.claude_settings:
+        session, transcript = _claude_session(options)
+        if not (options.claude_settings or options.claude_plugins):
+            transcript = None
+        readers = [
+            (f"--claude-settings {path}", functools.partial(read_claude_settings, path))
+            for path in options.claude_settings
+        ] + [
+            (f"--claude-plugin {path}", functools.partial(read_claude_plugin, path))
+            for path in options.claude_plugins
+        ]
+        for given, read in readers:
             try:
-                claude = read_claude_settings(settings, project_dir=options.workdir)
+                claude = read(project_dir=options.workdir, session=session)
             except PodUsageError as exc:
-                problems.append(f"--claude-settings {settings}: {exc}")
+                problems.append(f"{given}: {exc}")
                 continue
             configured += claude.hooks
             if (warning := claude.warning()) is not None:
@@ -329,6 +360,17 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
         return None
     if missing_key is not None or client is None:
         return missing_key
+    built: list[Pod] = []
+    wrap = None
+    if transcript is not None:
+        kept = transcript
+
+        def history() -> tuple[Item, ...]:
+            return built[0].history if built else ()
+
+        def wrap(port: HookPort) -> HookPort:
+            return TranscriptPort(port, kept, history)
+
     try:
         pod = Pod(
             client,
@@ -338,11 +380,23 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
             settings=PodSettings(max_requests_per_turn=options.max_requests),
             system_prompt=options.system,
             trace=output.trace,
+            wrap_hooks=wrap,
         )
     except (PodUsageError, ValueError) as exc:  # e.g. two tools with one name
         problems.append(str(exc))
         return None
+    built.append(pod)
     return options, client, pod
+
+
+def _claude_session(options: RunOptions) -> tuple[ClaudeSession, ClaudeTranscript | None]:
+    """The session Claude Code hooks read, and the transcript the run keeps for them
+    (``WORKDIR/.pod/transcripts/SESSION_ID.jsonl``; none without Claude Code hooks)."""
+    if options.claude_session_id is None:
+        return ClaudeSession(), None
+    path = Path(options.workdir) / ".pod" / "transcripts" / f"{options.claude_session_id}.jsonl"
+    transcript = ClaudeTranscript(path, session_id=options.claude_session_id, cwd=options.workdir)
+    return ClaudeSession(options.claude_session_id, str(path)), transcript
 
 
 def _name_clashes(spec: str, loaded: list[Tool], earlier: list[Tool]) -> list[str]:

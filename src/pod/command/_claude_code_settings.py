@@ -43,7 +43,7 @@ from ..hooks import _events as events
 from ..hooks._errors import PodUsageError
 from ..hooks._events import HookEvent
 from ..hooks._registry import FailurePolicy
-from ._claude_code import CLAUDE_CODE_EVENTS
+from ._claude_code import CLAUDE_CODE_EVENTS, DEFAULT_SESSION, ClaudeSession
 from ._configured import ConfiguredCommandHook
 from ._hook import TOOL_EVENTS, CommandHook
 from ._protocol import describe_validation
@@ -55,6 +55,7 @@ __all__ = [
     "ClaudeSettings",
     "claude_matcher",
     "load_claude_settings",
+    "read_claude_plugin",
     "read_claude_settings",
 ]
 
@@ -171,6 +172,7 @@ def read_claude_settings(
     *,
     project_dir: str | os.PathLike[str] = ".",
     env: Mapping[str, str] | None = None,
+    session: ClaudeSession = DEFAULT_SESSION,
 ) -> ClaudeSettings:
     """Read the ``hooks`` section of a Claude Code settings file (or a plugin's
     ``hooks/hooks.json``).
@@ -179,6 +181,7 @@ def read_claude_settings(
         path: the settings file (e.g. ``.claude/settings.json``).
         project_dir: the folder the commands run in and ``CLAUDE_PROJECT_DIR`` names.
         env: more variables for every command (e.g. ``CLAUDE_PLUGIN_ROOT``).
+        session: the ``session_id`` and ``transcript_path`` the scripts read.
 
     Raises:
         PodUsageError: the file cannot be read, is not a JSON object, or declares a hook
@@ -219,9 +222,40 @@ def read_claude_settings(
         for index, raw in enumerate(groups):
             where = f"hooks.{name}[{index}]"
             configured += _group(
-                event, source, where=where, raw=raw, project=project, variables=variables
+                event,
+                source,
+                where=where,
+                raw=raw,
+                project=project,
+                variables=variables,
+                session=session,
             )
     return ClaudeSettings(source, tuple(configured), tuple(not_run))
+
+
+def read_claude_plugin(
+    folder: str | os.PathLike[str],
+    *,
+    project_dir: str | os.PathLike[str] = ".",
+    session: ClaudeSession = DEFAULT_SESSION,
+) -> ClaudeSettings:
+    """Read a Claude Code plugin's hooks, ``FOLDER/hooks/hooks.json``: its commands run with
+    ``CLAUDE_PLUGIN_ROOT`` set to the folder (as absolute path) and ``CLAUDE_PROJECT_DIR``
+    to the project.
+
+    Raises:
+        PodUsageError: the folder is not a folder or has no ``hooks/hooks.json``, or the file
+            is refused as :func:`read_claude_settings` refuses one.
+    """
+    root = Path(folder).resolve()
+    if not root.is_dir():
+        raise PodUsageError(f"the Claude Code plugin folder {os.fspath(folder)} is not a folder")
+    hooks = root / "hooks" / "hooks.json"
+    if not hooks.is_file():
+        raise PodUsageError(f"the Claude Code plugin {root} has no hooks/hooks.json")
+    return read_claude_settings(
+        hooks, project_dir=project_dir, env={"CLAUDE_PLUGIN_ROOT": str(root)}, session=session
+    )
 
 
 def _fail(source: str, where: str, problem: str) -> PodUsageError:
@@ -236,6 +270,7 @@ def _group(
     raw: JsonValue,
     project: Path,
     variables: Mapping[str, str],
+    session: ClaudeSession,
 ) -> list[ConfiguredCommandHook]:
     """The hooks of one ``{matcher, hooks}`` object."""
 
@@ -282,6 +317,8 @@ def _group(
                 env=variables,
                 matcher=matcher,
                 protocol="claude-code",
+                session=session,
+                display=entry.command,
             )
         except PodUsageError as exc:
             raise fail(at, str(exc)) from None

@@ -42,7 +42,14 @@ from ..hooks._base import Hook
 from ..hooks._errors import CommandHookError, PodUsageError
 from ..hooks._events import HookEvent, UnknownEventError
 from ..hooks._registry import reads_only_hook
-from ._claude_code import BLOCKING_EXIT, claude_name, encode_claude_request, parse_claude_answer
+from ._claude_code import (
+    BLOCKING_EXIT,
+    DEFAULT_SESSION,
+    ClaudeSession,
+    claude_name,
+    encode_claude_request,
+    parse_claude_answer,
+)
 from ._process import LineProcess, ProcessFailure, hook_environment, run_once
 from ._protocol import encode_request, parse_decision, tool_name_of
 
@@ -163,6 +170,8 @@ class CommandHook(Hook[InputT, DecisionT]):
         inherit_env: bool | Sequence[str] | None = None,
         matcher: str | None = None,
         protocol: CommandProtocol = "native",
+        session: ClaudeSession = DEFAULT_SESSION,
+        display: str | None = None,
     ) -> None:
         """Describe the command; nothing starts until the first event.
 
@@ -182,6 +191,10 @@ class CommandHook(Hook[InputT, DecisionT]):
             matcher: a regular expression the whole tool name must match for the command to
                 be asked (tool events only); other calls get the neutral decision.
             protocol: ``"native"`` or ``"claude-code"`` (per-call mode only).
+            session: the ``session_id`` and ``transcript_path`` a ``claude-code`` script
+                reads (default: one id per process, no transcript).
+            display: how failures name the command (default: the argv as a shell line; a
+                settings file's hook is named by its ``command`` as written).
 
         Raises:
             UnknownEventError: ``event`` is not in the catalogue.
@@ -237,9 +250,10 @@ class CommandHook(Hook[InputT, DecisionT]):
         self._timeout = float(timeout)
         self._mode: CommandMode = mode
         self._protocol: CommandProtocol = protocol
+        self._session = session
         self._cwd = None if cwd is None else os.fspath(cwd)
         self._env = hook_environment(env, inherit_env)
-        self._display = shlex.join(self._argv)
+        self._display = shlex.join(self._argv) if display is None else display
         self._persistent: _PersistentState | None = None
         # The registry names a hook by its __qualname__: make failures name the command.
         self.__qualname__ = f"CommandHook({self._display})"
@@ -320,7 +334,9 @@ class CommandHook(Hook[InputT, DecisionT]):
 
     async def _ask_claude_code(self, info: InputT) -> DecisionT:
         cwd = self._cwd if self._cwd is not None else os.getcwd()
-        request = encode_claude_request(self._event, info, cwd=cwd, command=self._display)
+        request = encode_claude_request(
+            self._event, info, cwd=cwd, command=self._display, session=self._session
+        )
         try:
             output, stderr, status = await run_once(
                 self._argv,
