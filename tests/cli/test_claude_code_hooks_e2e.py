@@ -326,11 +326,7 @@ def test_a_plugin_hook_finds_its_scripts_through_claude_plugin_root(
                     "PreToolUse": [
                         {
                             "matcher": "Bash",
-                            "hooks": [
-                                command(
-                                    f"{sys.executable} ${{CLAUDE_PLUGIN_ROOT}}/scripts/guard.py"
-                                )
-                            ],
+                            "hooks": [command(f"{sys.executable} {guard}")],
                         }
                     ]
                 },
