@@ -18,6 +18,7 @@ from pod import (
     Continue,
     Feedback,
     Pause,
+    PodUsageError,
     PromptSubmitInfo,
     Rewrite,
     Skip,
@@ -488,3 +489,25 @@ async def test_a_system_message_is_shown_to_the_user_and_decides_nothing(
     message = record.getMessage()
     assert message.endswith(": formatter ran \\x1b[31mred\\x1b[0m")  # escapes shown, not run
     assert argv[-1] in message  # names the hook's command
+
+
+async def test_post_tool_use_hears_of_successes_and_post_tool_use_failure_of_errors(
+    script: ScriptFactory, tmp_path: Path
+) -> None:
+    seen = tmp_path / "seen.jsonl"
+    argv = script(
+        f"import sys; open({str(seen)!r}, 'a').write(sys.stdin.read() + '\\n');"
+        "sys.stderr.write('retry with --force'); sys.exit(2)"
+    )
+    failed = RESULT.model_copy(update={"is_error": True, "output_preview": "boom"})
+    success = claude(events.POST_TOOL_CALL, argv)
+    failure = claude(events.POST_TOOL_CALL, argv, claude_event="PostToolUseFailure")
+    assert await success(failed) == Continue()  # not asked
+    assert await failure(RESULT) == Continue()  # not asked
+    assert await failure(failed) == Feedback(text="retry with --force")
+    [request] = [json.loads(line) for line in seen.read_text().splitlines()]
+    assert request["hook_event_name"] == "PostToolUseFailure"
+    assert (request["error"], request["tool_input"]) == ("boom", {"command": "ls"})
+    jsonschema.validate(request, claude_stdin_schema(events.POST_TOOL_CALL, "PostToolUseFailure"))
+    with pytest.raises(PodUsageError, match="Claude Code's Stop does not run at post_tool_call"):
+        claude(events.POST_TOOL_CALL, argv, claude_event="Stop")

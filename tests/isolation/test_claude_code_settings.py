@@ -432,4 +432,5 @@ def test_observe_only_hooks_warn_and_guard_hooks_fail_closed(tmp_path: Path) -> 
         "PostToolUse[0].hooks[0]": "ignore",
         "Stop[0].hooks[0]": "ignore",
         "PreCompact[0].hooks[0]": "ignore",
+        "PostToolUseFailure[0].hooks[0]": "ignore",
     }

@@ -77,9 +77,12 @@ CLAUDE_CODE_EVENTS: Final[Mapping[str, HookEvent[Any, Any]]] = {
     "UserPromptSubmit": events.PROMPT_SUBMIT,
     "Stop": events.TURN_END,
     "PreCompact": events.PRE_COMPACT,
+    "PostToolUseFailure": events.POST_TOOL_CALL,
 }
-"""Claude Code's event names and the events they run on here."""
-_NAMES: Final = {event.name: name for name, event in CLAUDE_CODE_EVENTS.items()}
+"""Claude Code's event names and the events they run on here (``PostToolUse`` for the
+results that are not errors, ``PostToolUseFailure`` for those that are)."""
+_NAMES: Final = {event.name: name for name, event in reversed(list(CLAUDE_CODE_EVENTS.items()))}
+"""Each event's first Claude Code name (``POST_TOOL_CALL``: ``PostToolUse``)."""
 
 SESSION_ID: Final = str(uuid.uuid4())
 """The ``session_id`` scripts read: one per process (one ``pod run``)."""
@@ -157,6 +160,21 @@ class PostToolUseRequest(_Request, frozen=True, extra="forbid"):
 
 
 @final
+class PostToolUseFailureRequest(_Request, frozen=True, extra="forbid"):
+    """Read by a ``PostToolUseFailure`` script (``POST_TOOL_CALL``, an error result)."""
+
+    hook_event_name: Literal["PostToolUseFailure"] = "PostToolUseFailure"
+    tool_name: str
+    tool_input: dict[str, JsonValue] | None
+    """The arguments the tool was called with, parsed (``null`` if not a JSON object)."""
+    tool_use_id: str
+    error: str
+    """The start of the error the model sees (at most ``PREVIEW_BYTES`` UTF-8 bytes)."""
+    is_interrupt: bool = False
+    """Always ``false``: a cancelled run asks no hooks."""
+
+
+@final
 class UserPromptSubmitRequest(_Request, frozen=True, extra="forbid"):
     """Read by a ``UserPromptSubmit`` script (``PROMPT_SUBMIT``)."""
 
@@ -193,6 +211,7 @@ REQUEST_MODELS: Final[Mapping[str, type[_Request]]] = {
     "UserPromptSubmit": UserPromptSubmitRequest,
     "Stop": StopRequest,
     "PreCompact": PreCompactRequest,
+    "PostToolUseFailure": PostToolUseFailureRequest,
 }
 """What a script reads on stdin, per Claude Code event name."""
 
@@ -218,6 +237,7 @@ def encode_claude_request(
     cwd: str,
     command: str,
     session: ClaudeSession = DEFAULT_SESSION,
+    name: str | None = None,
 ) -> bytes:
     """The JSON object a Claude Code script reads on stdin for ``info``.
 
@@ -242,6 +262,14 @@ def encode_claude_request(
         request = PreToolUseRequest(
             **common, tool_name=info.tool_name, tool_input=arguments, tool_use_id=info.call_id
         )
+    elif isinstance(info, ToolResultSummary) and name == "PostToolUseFailure":
+        request = PostToolUseFailureRequest(
+            **common,
+            tool_name=info.tool_name,
+            tool_input=info.parsed_arguments(),
+            tool_use_id=info.call_id,
+            error=info.output_preview,
+        )
     elif isinstance(info, ToolResultSummary):
         request = PostToolUseRequest(
             **common,
@@ -265,9 +293,10 @@ def encode_claude_request(
     return request.model_dump_json().encode("utf-8")
 
 
-def claude_stdin_schema(event: HookEvent[Any, Any]) -> dict[str, Any]:
-    """JSON Schema of what a Claude Code script reads on stdin at ``event``."""
-    return REQUEST_MODELS[_NAMES[event.name]].model_json_schema(mode="serialization")
+def claude_stdin_schema(event: HookEvent[Any, Any], name: str | None = None) -> dict[str, Any]:
+    """JSON Schema of what a Claude Code script reads on stdin at ``event`` (as Claude
+    Code's event ``name``; default the event's first name)."""
+    return REQUEST_MODELS[name or _NAMES[event.name]].model_json_schema(mode="serialization")
 
 
 @final
@@ -321,7 +350,13 @@ def _stopped(event: HookEvent[Any, Any], reason: str) -> Decision:
 
 
 def parse_claude_answer(
-    event: HookEvent[Any, DecisionT], status: int, stdout: bytes, stderr: str, *, command: str
+    event: HookEvent[Any, DecisionT],
+    status: int,
+    stdout: bytes,
+    stderr: str,
+    *,
+    command: str,
+    name: str | None = None,
 ) -> DecisionT:
     """Map a Claude Code script's answer (exit status, stdout, stderr) onto a decision legal
     at ``event``.
@@ -333,7 +368,7 @@ def parse_claude_answer(
     def fail(problem: str) -> CommandHookError:
         return CommandHookError(command=command, problem=problem, stderr=stderr)
 
-    name = _NAMES[event.name]
+    name = name or _NAMES[event.name]
     if status == BLOCKING_EXIT:
         decision = _blocked(event, stderr or f"blocked by a {name} hook (exit status 2)")
     else:

@@ -224,6 +224,7 @@ def read_claude_settings(
             configured += _group(
                 event,
                 source,
+                name=name,
                 where=where,
                 raw=raw,
                 project=project,
@@ -266,6 +267,7 @@ def _group(
     event: HookEvent[Any, Any],
     source: str,
     *,
+    name: str,
     where: str,
     raw: JsonValue,
     project: Path,
@@ -319,6 +321,7 @@ def _group(
                 protocol="claude-code",
                 session=session,
                 display=entry.command,
+                claude_event=name,
             )
         except PodUsageError as exc:
             raise fail(at, str(exc)) from None

@@ -37,6 +37,8 @@ from typing import Final, Literal, TypeAlias, TypeVar, cast, final
 
 from pydantic import BaseModel
 
+from llm_worker import ToolResultSummary
+
 from ..hooks import _events as events
 from ..hooks._base import Hook
 from ..hooks._errors import CommandHookError, PodUsageError
@@ -44,6 +46,7 @@ from ..hooks._events import HookEvent, UnknownEventError
 from ..hooks._registry import reads_only_hook
 from ._claude_code import (
     BLOCKING_EXIT,
+    CLAUDE_CODE_EVENTS,
     DEFAULT_SESSION,
     ClaudeSession,
     claude_name,
@@ -172,6 +175,7 @@ class CommandHook(Hook[InputT, DecisionT]):
         protocol: CommandProtocol = "native",
         session: ClaudeSession = DEFAULT_SESSION,
         display: str | None = None,
+        claude_event: str | None = None,
     ) -> None:
         """Describe the command; nothing starts until the first event.
 
@@ -195,6 +199,10 @@ class CommandHook(Hook[InputT, DecisionT]):
                 reads (default: one id per process, no transcript).
             display: how failures name the command (default: the argv as a shell line; a
                 settings file's hook is named by its ``command`` as written).
+            claude_event: the Claude Code event a ``claude-code`` script is written for
+                (default: ``event``'s first name); ``PostToolUseFailure`` at
+                ``POST_TOOL_CALL`` is asked about error results only, ``PostToolUse``
+                about the others.
 
         Raises:
             UnknownEventError: ``event`` is not in the catalogue.
@@ -229,6 +237,12 @@ class CommandHook(Hook[InputT, DecisionT]):
                 raise CommandOptionError(
                     "protocol claude-code runs per call: drop mode persistent", option="mode"
                 )
+            claude_event = claude_event or claude_name(event)
+            if CLAUDE_CODE_EVENTS.get(str(claude_event)) is not event:
+                raise CommandOptionError(
+                    f"Claude Code's {claude_event} does not run at {event.name}",
+                    option="claude_event",
+                )
         self._matcher = None
         if matcher is not None:
             if not any(event is tool_event for tool_event in TOOL_EVENTS):
@@ -251,6 +265,7 @@ class CommandHook(Hook[InputT, DecisionT]):
         self._mode: CommandMode = mode
         self._protocol: CommandProtocol = protocol
         self._session = session
+        self._claude_event = claude_event
         self._cwd = None if cwd is None else os.fspath(cwd)
         self._env = hook_environment(env, inherit_env)
         self._display = shlex.join(self._argv) if display is None else display
@@ -317,6 +332,10 @@ class CommandHook(Hook[InputT, DecisionT]):
         if not self.selects(tool_name_of(info)):
             return event.neutral
         if self._protocol == "claude-code":
+            if isinstance(info, ToolResultSummary) and info.is_error != (
+                self._claude_event == "PostToolUseFailure"
+            ):
+                return event.neutral  # PostToolUse: successes; PostToolUseFailure: errors
             return await self._ask_claude_code(info)
         request = encode_request(event, info)
         try:
@@ -335,7 +354,12 @@ class CommandHook(Hook[InputT, DecisionT]):
     async def _ask_claude_code(self, info: InputT) -> DecisionT:
         cwd = self._cwd if self._cwd is not None else os.getcwd()
         request = encode_claude_request(
-            self._event, info, cwd=cwd, command=self._display, session=self._session
+            self._event,
+            info,
+            cwd=cwd,
+            command=self._display,
+            session=self._session,
+            name=self._claude_event,
         )
         try:
             output, stderr, status = await run_once(
@@ -350,7 +374,9 @@ class CommandHook(Hook[InputT, DecisionT]):
             raise CommandHookError(
                 command=self._display, problem=failure.problem, stderr=failure.stderr
             ) from None
-        return parse_claude_answer(self._event, status, output, stderr, command=self._display)
+        return parse_claude_answer(
+            self._event, status, output, stderr, command=self._display, name=self._claude_event
+        )
 
     def _state(self) -> _PersistentState:
         loop = asyncio.get_running_loop()
