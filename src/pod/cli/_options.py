@@ -361,15 +361,17 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
     if missing_key is not None or client is None:
         return missing_key
     built: list[Pod] = []
-    wrap = None
+    wrap: Callable[[HookPort], HookPort] | None = None
     if transcript is not None:
         kept = transcript
 
         def history() -> tuple[Item, ...]:
             return built[0].history if built else ()
 
-        def wrap(port: HookPort) -> HookPort:
+        def wrap_port(port: HookPort) -> HookPort:
             return TranscriptPort(port, kept, history)
+
+        wrap = wrap_port
 
     try:
         pod = Pod(

@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar, final
+from typing import Any, TypeVar, assert_never, cast, final
 
 from pydantic import BaseModel, JsonValue
 
@@ -33,6 +33,7 @@ from llm_worker import (
     Message,
     Reasoning,
     SelectiveHookPort,
+    Summary,
     ToolCall,
     ToolResult,
 )
@@ -69,8 +70,10 @@ class ClaudeTranscript:
             except ValueError:
                 continue
             if isinstance(line, dict):
-                self._parent = line.get("uuid", self._parent)
-                count = 0 if line.get("subtype") == "compact_boundary" else count + 1
+                entry = cast(dict[str, object], line)
+                last = entry.get("uuid")
+                self._parent = last if isinstance(last, str) else self._parent
+                count = 0 if entry.get("subtype") == "compact_boundary" else count + 1
         return count
 
     def update(self, history: Sequence[Item]) -> None:
@@ -145,7 +148,10 @@ def _entry(item: Item) -> tuple[str, dict[str, JsonValue]]:
             return "user", {"role": "user", "content": [result]}
         case Reasoning():
             return "assistant", {"role": "assistant", "content": [{"type": "thinking"}]}
-    raise AssertionError(f"no transcript entry for {type(item).__name__}")  # pragma: no cover
+        case Summary(text=text):  # what compaction left in place of older items
+            return "user", {"role": "user", "content": text}
+        case _:
+            assert_never(item)
 
 
 @final
