@@ -218,7 +218,7 @@ def test_guards_in_three_languages_block_allow_and_rewrite(
                 "hooks": [command(f"{node} {script(workspace, 'sb.js', SANDBOX_WRITES)}")],
             },
         ],
-        "Notification": [{"hooks": [command("true")]}],
+        "SubagentStop": [{"hooks": [command("true")]}],
     }
     server.reply_json(
         chat_reply(
@@ -239,7 +239,7 @@ def test_guards_in_three_languages_block_allow_and_rewrite(
     assert out.strip() == "done"
     # The file loaded whole; the event without a counterpart is named once.
     assert err.count("these events will not run") == 1
-    assert "Notification" in err
+    assert "SubagentStop" in err
     seen = tool_messages(server, 1)
     assert "rm -rf is not allowed here" in seen["c_rm"]
     assert seen["c_ls"] == "ran: ls"
@@ -433,3 +433,45 @@ def test_the_session_id_and_transcript_survive_a_resume(
     assert [line["type"] for line in lines] == ["user", "assistant", "user", "assistant"]
     assert lines[3]["message"]["content"][0]["input"] == {"command": "pwd"}
     assert [line["parentUuid"] for line in lines[1:]] == [line["uuid"] for line in lines[:-1]]
+
+
+def test_session_start_context_reaches_the_model_and_notification_and_session_end_run(
+    server: ReplayServer, workspace: Path
+) -> None:
+    record = script(
+        workspace,
+        "record.py",
+        "import json, sys\n"
+        "data = json.load(sys.stdin)\n"
+        "open(data['cwd'] + '/session_events.jsonl', 'a').write(json.dumps(data) + '\\n')\n"
+        "if data['hook_event_name'] == 'SessionStart':\n"
+        "    print('Project rule: answer in French.')\n",
+    )
+    ask = {
+        "type": "command",
+        "command": """echo '{"hookSpecificOutput": {"permissionDecision": "ask"}}'""",
+    }
+    hooks = {
+        "SessionStart": [{"matcher": "startup", "hooks": [command(f"{sys.executable} {record}")]}],
+        "Notification": [{"hooks": [command(f"{sys.executable} {record}")]}],
+        "SessionEnd": [{"hooks": [command(f"{sys.executable} {record}")]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [ask]}],
+    }
+    server.reply_json(chat_reply(calls=(("c1", "Bash", {"command": "ls"}),)))
+    status, _, err = run_settings(server, workspace, hooks)
+    assert status == 5, err  # paused: the PreToolUse hook asks for a human
+    assert "these events will not run" not in err
+    first = server.requests[0].body["messages"]
+    assert any("Project rule: answer in French." in str(m["content"]) for m in first)
+    seen = [
+        json.loads(line) for line in (workspace / "session_events.jsonl").read_text().splitlines()
+    ]
+    assert [entry["hook_event_name"] for entry in seen] == [
+        "SessionStart",
+        "Notification",
+        "SessionEnd",
+    ]
+    assert seen[0]["source"] == "startup"
+    assert seen[1]["notification_type"] == "permission_prompt"
+    assert seen[2]["reason"] == "other"
+    assert len({entry["session_id"] for entry in seen}) == 1

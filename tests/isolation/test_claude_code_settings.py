@@ -410,15 +410,16 @@ def test_events_without_a_counterpart_load_and_are_listed_once(tmp_path: Path) -
     }
     settings = read_claude_settings(write_settings(tmp_path, hooks), project_dir=tmp_path)
     assert [c.event for c in settings.hooks] == [events.PRE_TOOL_CALL]
-    assert settings.not_run == (
-        "Notification",
-        "SessionStart",
-        "SubagentStop",
-        "PreToolUs (not a Claude Code event)",
-    )
+    assert [
+        (h.event_name, h.selects("startup"), h.selects("resume")) for h in settings.session_hooks
+    ] == [
+        ("Notification", True, True),
+        ("SessionStart", True, False),
+    ]
+    assert settings.not_run == ("SubagentStop", "PreToolUs (not a Claude Code event)")
     assert settings.warning() == (
         f"{settings.source}: these events will not run (no counterpart in llm-pod): "
-        "Notification, SessionStart, SubagentStop, PreToolUs (not a Claude Code event)"
+        "SubagentStop, PreToolUs (not a Claude Code event)"
     )
 
 

@@ -335,8 +335,9 @@ def test_rules_check_validates_a_claude_code_settings_file_too(
     # Loaded whole: events without a counterpart are named in one line, and so is every
     # hook whose matcher selects no tool of the run (a guard that would never fire).
     groups = {
-        "SessionStart": [{"hooks": [hook]}],
-        "Notification": [{"hooks": [hook]}],
+        "SubagentStop": [{"hooks": [hook]}],
+        "TeammateIdle": [{"hooks": [hook]}],
+        "SessionStart": [{"hooks": [hook]}],  # runs: pod run runs it before the run
         "PreToolUse": [
             {"matcher": "Bash|Read", "hooks": [hook]},
             {"matcher": "read_.*", "hooks": [hook]},
@@ -350,8 +351,8 @@ def test_rules_check_validates_a_claude_code_settings_file_too(
         f"{settings}: ok: 3 command hooks; checked against tools list_files, read_file"
     )
     assert [" ".join(line.split()) for line in err.strip().split("warning: ")[1:]] == [
-        f"{settings}: these events will not run (no counterpart in llm-pod): SessionStart, "
-        "Notification",
+        f"{settings}: these events will not run (no counterpart in llm-pod): SubagentStop, "
+        "TeammateIdle",
         f"{settings}: hooks.PreToolUse[0].hooks[0]: matcher 'Bash|Read' matches no tool of "
         "this run (tools: list_files, read_file); the hook never runs",
         f"{settings}: hooks.PostToolUse[0].hooks[0]: matcher 'mcp__.*__write' matches no tool "

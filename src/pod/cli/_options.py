@@ -12,6 +12,7 @@ import functools
 import math
 import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -20,6 +21,7 @@ from llm_worker.providers import MissingCredentialsError, ProviderSetupError, cl
 
 from ..command._claude_code import ClaudeSession
 from ..command._claude_code_settings import read_claude_plugin, read_claude_settings
+from ..command._claude_session_hooks import SessionHook
 from ..command._claude_transcript import ClaudeTranscript, TranscriptPort
 from ..command._configured import ConfiguredCommandHook
 from ..hooks._errors import PodUsageError
@@ -35,7 +37,13 @@ from ._output import RunOutput
 from ._saved import DEFAULT_RUNS_FOLDER, RunOptions
 from ._workspace_tools import workspace_tools
 
-__all__ = ["add_resume_arguments", "add_run_arguments", "build_pod", "merged_options"]
+__all__ = [
+    "ClaudeRun",
+    "add_resume_arguments",
+    "add_run_arguments",
+    "build_pod",
+    "merged_options",
+]
 
 _DEFAULT_MAX_REQUESTS: Final = 20
 
@@ -260,6 +268,15 @@ def _check_options(merged: dict[str, Any], problems: list[str]) -> RunOptions | 
     )
 
 
+@dataclass(frozen=True, slots=True)
+class ClaudeRun:
+    """The Claude Code side of a run: the session its hooks read, and the
+    ``SessionStart``/``SessionEnd``/``Notification`` hooks the CLI runs around it."""
+
+    session: ClaudeSession
+    hooks: tuple[SessionHook, ...] = ()
+
+
 def _refused_hook_files(specs: Sequence[str]) -> tuple[str, ...]:
     """Every problem of every hook file, checked before any of them runs (``file:line:
     rule: fix``, one a line)."""
@@ -279,7 +296,7 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
     merged: dict[str, Any],
     output: RunOutput,
     problems: list[str],
-) -> tuple[RunOptions, LlmClient, Pod] | str | None:
+) -> tuple[RunOptions, LlmClient, Pod, ClaudeRun] | str | None:
     """Check every option and build the Pod; collect the problems (a missing key is
     returned on its own: it has its own exit code)."""
     options = _check_options(merged, problems)
@@ -303,6 +320,7 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
     permissions: PermissionHook | None = None
     configured: list[ConfiguredCommandHook] = []
     transcript: ClaudeTranscript | None = None
+    claude_run = ClaudeRun(ClaudeSession())
     if options is not None:
         if options.rules is not None:
             try:  # one read of the file: its rules and its command hooks
@@ -330,6 +348,7 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
                 problems.append(f"{given}: {exc}")
                 continue
             configured += claude.hooks
+            claude_run = ClaudeRun(session, claude_run.hooks + claude.session_hooks)
             if (warning := claude.warning()) is not None:
                 output.note(f"warning: {warning}")
     policy_hooks = _policy_commands(configured)
@@ -388,7 +407,7 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
         problems.append(str(exc))
         return None
     built.append(pod)
-    return options, client, pod
+    return options, client, pod, claude_run
 
 
 def _claude_session(options: RunOptions) -> tuple[ClaudeSession, ClaudeTranscript | None]:

@@ -19,7 +19,7 @@ import os
 import shlex
 import sys
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -45,7 +45,7 @@ from ._decisions import (
     decisions_given,
     describe_pause,
 )
-from ._options import build_pod, merged_options
+from ._options import ClaudeRun, build_pod, merged_options
 from ._output import RunOutput, result_object
 from ._saved import (
     DEFAULT_RUNS_FOLDER,
@@ -109,6 +109,9 @@ class _Session:
     save_to: Path | None
     """Where to save whatever the outcome (``--save``, or the resumed file); else only on a
     pause without a prompt or Ctrl-C, to the default folder."""
+    claude: ClaudeRun
+    source: str = "startup"
+    """``SessionStart``'s ``source``: ``startup`` (``pod run``) or ``resume``."""
 
 
 def _built_or_exit_code(
@@ -117,7 +120,7 @@ def _built_or_exit_code(
     saved: dict[str, Any],
     output: RunOutput,
     problems: list[str],
-) -> tuple[RunOptions, LlmClient, Pod] | int:
+) -> tuple[RunOptions, LlmClient, Pod, ClaudeRun] | int:
     """The Pod the options (over ``saved``) build, or the exit code once every problem
     (with those already in ``problems``) is reported."""
     built = build_pod(args, merged_options(args, saved), output, problems)
@@ -159,8 +162,8 @@ def run_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     built = _built_or_exit_code(args, parser, {}, output, [])
     if isinstance(built, int):
         return built
-    options, client, pod = built
-    session = _Session(args, options, client, pod, output, new_run_id(), args.save)
+    options, client, pod, claude = built
+    session = _Session(args, options, client, pod, output, new_run_id(), args.save, claude)
     prompt: str = args.prompt
     return _drive(session, lambda: pod.run(prompt), None)
 
@@ -210,12 +213,13 @@ def _resume_taken(
     built = _built_or_exit_code(args, parser, saved.options.model_dump(), output, problems)
     if isinstance(built, int):
         return built
-    options, client, pod = built
+    options, client, pod, claude = built
     try:
         pod.restore(saved.pod)
     except (PodUsageError, SnapshotError) as exc:
         return _usage_failure(parser, [f"{args.saved}: {exc}"], output)
-    session = _Session(args, options, client, pod, output, saved.run_id, args.save or args.saved)
+    save_to = args.save or args.saved
+    session = _Session(args, options, client, pod, output, saved.run_id, save_to, claude, "resume")
     output.paused_by = saved.paused_by
     take()
     if paused is None:
@@ -264,9 +268,11 @@ def _drive(
     if start is None and not interactive:
         start = pod.resume  # nobody to ask: the hooks are asked again
     try:
+        _session_hooks(session, runner, "SessionStart", {"source": session.source})
         if start is not None:
             result = runner.run(start())
         while isinstance(result, Paused) and interactive:
+            _waiting(session, runner, result)
             output.end_streamed_line()
             try:
                 asking = True
@@ -292,9 +298,40 @@ def _drive(
         code = _cancelled(session, result if still_paused and isinstance(result, Paused) else None)
         _close(runner, session.client, before_closing=lambda: _exit_if_a_tool_thread_blocks(code))
         return code
+    if isinstance(result, Paused) and not interactive:
+        _waiting(session, runner, result)  # saved for a human to answer
+    _session_hooks(session, runner, "SessionEnd", {"reason": "other"})
     _close(runner, session.client)
     assert result is not None
     return _report(session, result)
+
+
+def _waiting(session: _Session, runner: asyncio.Runner, paused: Paused) -> None:
+    """Claude Code's ``Notification``: the run waits for a human."""
+    kind = "permission_prompt" if paused.pending_calls else "idle_prompt"
+    fields = {"message": paused.reason or "the run waits for you", "notification_type": kind}
+    _session_hooks(session, runner, "Notification", fields, match=kind)
+
+
+def _session_hooks(
+    session: _Session,
+    runner: asyncio.Runner,
+    event_name: str,
+    fields: Mapping[str, object],
+    *,
+    match: str | None = None,
+) -> None:
+    """Run the Claude Code hooks of ``event_name`` in file order; what ``SessionStart``
+    prints is queued for the model, failures and ``systemMessage`` are one warning line."""
+    selected = next(iter(fields.values())) if match is None else match
+    for hook in session.claude.hooks:
+        if hook.event_name != event_name or not hook.selects(str(selected)):
+            continue
+        outcome = runner.run(hook.run(fields, session=session.claude.session))
+        if outcome.warning:
+            session.output.note(f"warning: {outcome.warning}")
+        if outcome.context:
+            session.pod.notify(outcome.context)
 
 
 def _close(

@@ -44,6 +44,7 @@ from ..hooks._errors import PodUsageError
 from ..hooks._events import HookEvent
 from ..hooks._registry import FailurePolicy
 from ._claude_code import CLAUDE_CODE_EVENTS, DEFAULT_SESSION, ClaudeSession
+from ._claude_session_hooks import SESSION_EVENTS, SessionHook
 from ._configured import ConfiguredCommandHook
 from ._hook import TOOL_EVENTS, CommandHook
 from ._protocol import describe_validation
@@ -131,6 +132,9 @@ class ClaudeSettings:
     """The file, as given."""
     hooks: tuple[ConfiguredCommandHook, ...]
     """The hooks that run, in file order."""
+    session_hooks: tuple[SessionHook, ...]
+    """``SessionStart``, ``SessionEnd`` and ``Notification`` hooks, which ``pod run`` runs
+    itself around the run."""
     not_run: tuple[str, ...]
     """Event names of the file that have no counterpart here (file order, each once); an
     unknown name is marked ``(not a Claude Code event)``."""
@@ -201,7 +205,7 @@ def read_claude_settings(
             f"{source}: not a Claude Code settings file: {describe_validation(exc)}"
         ) from None
     if settings.get("disableAllHooks") is True:
-        return ClaudeSettings(source, (), ())
+        return ClaudeSettings(source, (), (), ())
     section = settings.get("hooks", {})
     if not isinstance(section, dict):
         raise fail("hooks", "must be an object keyed by event name")
@@ -210,10 +214,16 @@ def read_claude_settings(
         raise PodUsageError(f"the project folder {project} of {source} is not a folder")
     variables = {"CLAUDE_PROJECT_DIR": str(project), **(env or {})}
     configured: list[ConfiguredCommandHook] = []
+    session_hooks: list[SessionHook] = []
     not_run: list[str] = []
     for name, groups in section.items():
         if not isinstance(groups, list):
             raise fail(f"hooks.{name}", "must be a list of {matcher, hooks} objects")
+        if name in SESSION_EVENTS:
+            for index, raw in enumerate(groups):
+                where = f"hooks.{name}[{index}]"
+                session_hooks += _session_group(name, source, where, raw, project, variables)
+            continue
         event = CLAUDE_CODE_EVENTS.get(name)
         if event is None:
             known = name in ALL_CLAUDE_EVENTS
@@ -231,7 +241,7 @@ def read_claude_settings(
                 variables=variables,
                 session=session,
             )
-    return ClaudeSettings(source, tuple(configured), tuple(not_run))
+    return ClaudeSettings(source, tuple(configured), tuple(session_hooks), tuple(not_run))
 
 
 def read_claude_plugin(
@@ -259,6 +269,59 @@ def read_claude_plugin(
     )
 
 
+def _entries(source: str, where: str, raw: JsonValue) -> tuple[str, list[_CommandEntry]]:
+    """A group's matcher and its command entries, each checked (a handler type other than
+    ``command`` refused by name)."""
+    try:
+        group = _MatcherGroup.model_validate(raw)
+    except ValidationError as exc:
+        raise _fail(source, where, describe_validation(exc)) from None
+    entries: list[_CommandEntry] = []
+    for number, raw_entry in enumerate(group.hooks):
+        at = f"{where}.hooks[{number}]"
+        kind = raw_entry.get("type") if isinstance(raw_entry, dict) else None
+        if isinstance(kind, str) and kind != "command" and kind in _HANDLER_TYPES:
+            raise _fail(
+                source,
+                at,
+                f'a "{kind}" hook cannot run here: llm-pod runs "command" hooks only '
+                "(remove it, or rewrite it as a command)",
+            )
+        try:
+            entries.append(_CommandEntry.model_validate(raw_entry))
+        except ValidationError as exc:
+            raise _fail(source, at, describe_validation(exc)) from None
+    return group.matcher, entries
+
+
+def _session_group(  # noqa: PLR0917 (one group: its event, where it is, what it gets)
+    name: str,
+    source: str,
+    where: str,
+    raw: JsonValue,
+    project: Path,
+    variables: Mapping[str, str],
+) -> list[SessionHook]:
+    matcher, entries = _entries(source, where, raw)
+    try:
+        pattern = claude_matcher(matcher)
+    except PodUsageError as exc:
+        raise _fail(source, where, str(exc)) from None
+    return [
+        SessionHook(
+            event_name=name,
+            argv=(_shell(), "-c", entry.command),
+            display=entry.command,
+            timeout=entry.timeout or CLAUDE_DEFAULT_TIMEOUT,
+            cwd=str(project),
+            env=dict(variables),
+            matcher=pattern,
+            source=f"{source}: {where}.hooks[{number}]",
+        )
+        for number, entry in enumerate(entries)
+    ]
+
+
 def _fail(source: str, where: str, problem: str) -> PodUsageError:
     return PodUsageError(f"{source}: {where}: {problem}")
 
@@ -279,17 +342,14 @@ def _group(
     def fail(at: str, problem: str) -> PodUsageError:
         return _fail(source, at, problem)
 
-    try:
-        group = _MatcherGroup.model_validate(raw)
-    except ValidationError as exc:
-        raise fail(where, describe_validation(exc)) from None
-    if event is events.PRE_COMPACT and not _matches_auto(group.matcher):
+    group_matcher, entries = _entries(source, where, raw)
+    if event is events.PRE_COMPACT and not _matches_auto(group_matcher):
         return []  # e.g. "manual": compaction here is always automatic
     tool_event = any(event is tool for tool in TOOL_EVENTS)
     matcher = None
     if tool_event:
         try:
-            matcher = claude_matcher(group.matcher)
+            matcher = claude_matcher(group_matcher)
         except PodUsageError as exc:
             raise fail(where, str(exc)) from None
     on_error: FailurePolicy = "abort" if any(event is g for g in _GUARDS) else "ignore"
@@ -297,19 +357,8 @@ def _group(
         CLAUDE_PROMPT_TIMEOUT if event is events.PROMPT_SUBMIT else CLAUDE_DEFAULT_TIMEOUT
     )
     configured: list[ConfiguredCommandHook] = []
-    for number, raw_entry in enumerate(group.hooks):
+    for number, entry in enumerate(entries):
         at = f"{where}.hooks[{number}]"
-        kind = raw_entry.get("type") if isinstance(raw_entry, dict) else None
-        if isinstance(kind, str) and kind != "command" and kind in _HANDLER_TYPES:
-            raise fail(
-                at,
-                f'a "{kind}" hook cannot run here: llm-pod runs "command" hooks only '
-                "(remove it, or rewrite it as a command)",
-            )
-        try:
-            entry = _CommandEntry.model_validate(raw_entry)
-        except ValidationError as exc:
-            raise fail(at, describe_validation(exc)) from None
         try:
             hook = CommandHook(
                 event,
@@ -331,7 +380,7 @@ def _group(
                 hook,
                 on_error,
                 f"{source}: {at}",
-                matcher=group.matcher if tool_event else None,
+                matcher=group_matcher if tool_event else None,
             )
         )
     return configured
