@@ -475,3 +475,41 @@ def test_session_start_context_reaches_the_model_and_notification_and_session_en
     assert seen[1]["notification_type"] == "permission_prompt"
     assert seen[2]["reason"] == "other"
     assert len({entry["session_id"] for entry in seen}) == 1
+
+
+def test_a_permission_request_hook_answers_the_approval_pause(
+    server: ReplayServer, workspace: Path
+) -> None:
+    ask = {
+        "type": "command",
+        "command": """echo '{"hookSpecificOutput": {"permissionDecision": "ask"}}'""",
+    }
+    approver = script(
+        workspace,
+        "approver.py",
+        "import json, sys\n"
+        "data = json.load(sys.stdin)\n"
+        "command = data['tool_input']['command']\n"
+        "behavior = 'deny' if command.startswith('rm') else 'allow'\n"
+        "print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PermissionRequest',"
+        " 'decision': {'behavior': behavior, 'message': 'no deleting'}}}))\n",
+    )
+    hooks = {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [ask]}],
+        "PermissionRequest": [
+            {"matcher": "Bash", "hooks": [command(f"{sys.executable} {approver}")]}
+        ],
+    }
+    server.reply_json(
+        chat_reply(
+            calls=(("c_ls", "Bash", {"command": "ls"}), ("c_rm", "Bash", {"command": "rm x"}))
+        )
+    )
+    server.reply_json(chat_reply(text="done"))
+    status, out, err = run_settings(server, workspace, hooks)
+    assert status == 0, err  # nobody was asked: the hook answered the pause
+    assert out.strip() == "done"
+    assert tool_log(workspace) == [{"tool": "Bash", "command": "ls"}]
+    seen = tool_messages(server, 1)
+    assert seen["c_ls"] == "ran: ls"
+    assert "no deleting" in seen["c_rm"]

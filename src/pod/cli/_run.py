@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import os
 import shlex
@@ -25,11 +26,13 @@ from pathlib import Path
 from typing import Any, Final
 
 from llm_worker import (
+    Approve,
     ContextTooLongError,
     LlmClient,
     LlmClientError,
     Message,
     Paused,
+    Skip,
     SnapshotError,
     WorkerStateError,
 )
@@ -270,7 +273,9 @@ def _drive(
     try:
         _session_hooks(session, runner, "SessionStart", {"source": session.source})
         if start is not None:
-            result = runner.run(start())
+            result = _asked_hooks(session, runner, runner.run(start()))
+        elif result is not None:
+            result = _asked_hooks(session, runner, result)
         while isinstance(result, Paused) and interactive:
             _waiting(session, runner, result)
             output.end_streamed_line()
@@ -290,7 +295,7 @@ def _drive(
             if answer.end_run:  # a pause with no pending call: ends as a hook's Abort would
                 result = runner.run(pod.abort(USER_ABORT_REASON))
             else:
-                result = runner.run(pod.resume(answer.decisions))
+                result = _asked_hooks(session, runner, runner.run(pod.resume(answer.decisions)))
     except KeyboardInterrupt:
         if asking:
             output.note("")  # the prompt's line is left open
@@ -304,6 +309,48 @@ def _drive(
     _close(runner, session.client)
     assert result is not None
     return _report(session, result)
+
+
+def _asked_hooks(session: _Session, runner: asyncio.Runner, result: PodResult) -> PodResult:
+    """Claude Code's ``PermissionRequest``: at a pause for approval, each pending call is
+    put to the hooks first; what they allow is approved (by its digest), what they deny is
+    skipped, the rest waits for a human as before."""
+    while isinstance(result, Paused) and result.pending_calls:
+        decisions: dict[str, Approve | Skip] = {}
+        for call in result.pending_calls:
+            fields = {
+                "tool_name": call.tool_name,
+                "tool_input": _object_or_text(call.arguments),
+                "permission_suggestions": [],
+            }
+            for hook in session.claude.hooks:
+                if hook.event_name != "PermissionRequest" or not hook.selects(call.tool_name):
+                    continue
+                outcome = runner.run(hook.run(fields, session=session.claude.session))
+                if outcome.warning:
+                    session.output.note(f"warning: {outcome.warning}")
+                if outcome.behavior == "allow":
+                    decisions[call.call_id] = Approve(digest=call.digest)
+                elif outcome.behavior == "deny":
+                    reason = outcome.message or f"denied by PermissionRequest hook {hook.display}"
+                    decisions[call.call_id] = Skip(reason=reason)
+                if call.call_id in decisions:
+                    session.output.note(
+                        f"PermissionRequest hook `{hook.display}`: {outcome.behavior} "
+                        f"{call.call_id} ({call.tool_name})"
+                    )
+                    break
+        if not decisions:
+            break
+        result = runner.run(session.pod.resume(decisions))
+    return result
+
+
+def _object_or_text(arguments: str) -> object:
+    try:
+        return json.loads(arguments or "{}")
+    except ValueError:
+        return arguments
 
 
 def _waiting(session: _Session, runner: asyncio.Runner, paused: Paused) -> None:

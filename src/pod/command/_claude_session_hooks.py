@@ -16,7 +16,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final, final
+from typing import Final, Literal, cast, final
 
 import pydantic_core
 
@@ -25,8 +25,9 @@ from ._process import ProcessFailure, hook_environment, run_once
 
 __all__ = ["SESSION_EVENTS", "SessionHook", "SessionHookOutcome"]
 
-SESSION_EVENTS: Final = ("SessionStart", "SessionEnd", "Notification")
-"""The Claude Code events ``pod run`` runs around the run."""
+SESSION_EVENTS: Final = ("SessionStart", "SessionEnd", "Notification", "PermissionRequest")
+"""The Claude Code events ``pod run`` runs around the run (``PermissionRequest``: at a
+pause for approval, once per pending call)."""
 
 
 @final
@@ -38,6 +39,11 @@ class SessionHookOutcome:
     """``SessionStart``: its plain stdout or ``additionalContext`` (``""``: none)."""
     warning: str = ""
     """Why it failed, or its ``systemMessage`` (``""``: nothing to say)."""
+    behavior: Literal["allow", "deny"] | None = None
+    """``PermissionRequest``: the hook's ``decision.behavior`` (``deny`` too when it failed:
+    a guard fails closed); ``None``: no opinion, a human decides."""
+    message: str = ""
+    """``PermissionRequest``: why (``decision.message``, or the failure)."""
 
 
 @final
@@ -85,32 +91,50 @@ class SessionHook:
             )
         except ProcessFailure as failure:
             detail = f"; stderr: {failure.stderr}" if failure.stderr else ""
-            return SessionHookOutcome(
-                warning=f"{self.event_name} hook `{self.display}` {failure.problem}{detail}"
-            )
-        if status == BLOCKING_EXIT:  # Claude Code: shown to the user only
+            problem = f"{self.event_name} hook `{self.display}` {failure.problem}{detail}"
+            return self._failed(problem)
+        if status == BLOCKING_EXIT:
+            if self.event_name == "PermissionRequest":  # exit 2 denies, stderr the reason
+                return SessionHookOutcome(behavior="deny", message=stderr or "denied by a hook")
             return SessionHookOutcome(warning=f"{self.event_name} hook `{self.display}`: {stderr}")
         return self._answer(stdout)
 
+    def _failed(self, problem: str) -> SessionHookOutcome:
+        if self.event_name == "PermissionRequest":  # a guard: fails closed
+            return SessionHookOutcome(warning=problem, behavior="deny", message=problem)
+        return SessionHookOutcome(warning=problem)
+
     def _answer(self, stdout: bytes) -> SessionHookOutcome:
         text = stdout.decode("utf-8", "replace").strip()
+        starting = self.event_name == "SessionStart"
         if not text.startswith("{"):
-            return SessionHookOutcome(context=text if self.event_name == "SessionStart" else "")
+            return SessionHookOutcome(context=text if starting else "")
         try:
-            answer = pydantic_core.from_json(text, allow_inf_nan=False)
+            answer: object = pydantic_core.from_json(text, allow_inf_nan=False)
         except ValueError as exc:
-            return SessionHookOutcome(
-                warning=f"{self.event_name} hook `{self.display}` printed an invalid Claude "
+            return self._failed(
+                f"{self.event_name} hook `{self.display}` printed an invalid Claude "
                 f"Code answer ({exc}): {text[:120]!r}"
             )
-        if not isinstance(answer, dict):
-            return SessionHookOutcome()
-        specific = answer.get("hookSpecificOutput")
-        context = specific.get("additionalContext") if isinstance(specific, dict) else None
-        message = answer.get("systemMessage")
-        return SessionHookOutcome(
-            context=context
-            if isinstance(context, str) and self.event_name == "SessionStart"
-            else "",
-            warning=f"{self.display}: {message}" if isinstance(message, str) and message else "",
-        )
+        fields = cast(dict[str, object], answer) if isinstance(answer, dict) else {}
+        given = fields.get("hookSpecificOutput")
+        specific = cast(dict[str, object], given) if isinstance(given, dict) else {}
+        context = specific.get("additionalContext")
+        message = fields.get("systemMessage")
+        warning = f"{self.display}: {message}" if isinstance(message, str) and message else ""
+        decided = specific.get("decision")
+        if self.event_name == "PermissionRequest" and isinstance(decided, dict):
+            decision = cast(dict[str, object], decided)
+            behavior, why = decision.get("behavior"), decision.get("message")
+            if behavior not in ("allow", "deny"):
+                return self._failed(
+                    f"{self.event_name} hook `{self.display}` answered decision.behavior "
+                    f"{behavior!r} (allow or deny)"
+                )
+            return SessionHookOutcome(
+                warning=warning,
+                behavior="allow" if behavior == "allow" else "deny",
+                message=why if isinstance(why, str) else "",
+            )
+        shown = context if isinstance(context, str) and starting else ""
+        return SessionHookOutcome(context=shown, warning=warning)
