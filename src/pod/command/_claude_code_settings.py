@@ -21,10 +21,14 @@ there is no bash), in the project folder, with ``CLAUDE_PROJECT_DIR`` set to it 
 ``,`` only is a list of exact names; anything else is a regular expression searched anywhere
 in the tool name (unanchored). Matchers of events without tools are ignored.
 
+``SessionStart``, ``SessionEnd``, ``Notification`` and ``PermissionRequest`` hooks, which no
+llm-pod event serves, are read into :attr:`ClaudeSettings.session_hooks` for ``pod run`` to
+run around the run (``_claude_session_hooks``).
+
 Failing hooks: a guard event's (``PreToolUse``, ``UserPromptSubmit``) fails closed (the
 run aborts, naming the command, its exit status and its stderr); an observe-only event's
-(``PostToolUse``, ``Stop``, ``PreCompact``) is reported in one warning line and the run goes
-on. Only the ``hooks`` section is read (and ``disableAllHooks``): ``permissions`` are not.
+(``PostToolUse``, ``PostToolUseFailure``, ``Stop``, ``PreCompact``) is reported in one
+warning line and the run goes on. Only the ``hooks`` section is read (and ``disableAllHooks``): ``permissions`` are not.
 """
 
 from __future__ import annotations
