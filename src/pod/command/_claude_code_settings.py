@@ -28,7 +28,8 @@ run around the run (``_claude_session_hooks``).
 Failing hooks: a guard event's (``PreToolUse``, ``UserPromptSubmit``) fails closed (the
 run aborts, naming the command, its exit status and its stderr); an observe-only event's
 (``PostToolUse``, ``PostToolUseFailure``, ``Stop``, ``PreCompact``) is reported in one
-warning line and the run goes on. Only the ``hooks`` section is read (and ``disableAllHooks``): ``permissions`` are not.
+warning line and the run goes on. Only the ``hooks`` section is read (and
+``disableAllHooks``): ``permissions`` are not.
 """
 
 from __future__ import annotations

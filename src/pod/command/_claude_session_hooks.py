@@ -1,13 +1,14 @@
-"""Claude Code hooks of the session rather than of a hook event: ``SessionStart``,
-``SessionEnd`` and ``Notification``. ``pod run`` and ``pod resume`` run them themselves (no
-llm-pod event fires there): ``SessionStart`` before the run (``source`` ``startup`` or
-``resume``), ``Notification`` when the run waits for a human, ``SessionEnd`` when the
-process is done with the run.
+"""Claude Code hooks that no llm-pod event serves: ``SessionStart``, ``SessionEnd``,
+``Notification`` and ``PermissionRequest``. ``pod run`` and ``pod resume`` run them
+themselves: ``SessionStart`` before the run (``source`` ``startup`` or ``resume``),
+``Notification`` when the run waits for a human, ``PermissionRequest`` at a pause for
+approval (once per pending call), ``SessionEnd`` when the process is done with the run.
 
-They observe: what they print (plain stdout or ``additionalContext`` of ``SessionStart``) is
-returned as text for the model, which the caller hands to ``Pod.notify`` (it enters the
-history as a notification before the next model request). A failing one is a warning line
-naming its command, exit status and stderr; it never stops the run.
+What ``SessionStart`` prints (plain stdout or ``additionalContext``) is returned as text for
+the model, which the caller hands to ``Pod.notify``; a ``PermissionRequest`` answer is
+returned as ``allow``/``deny`` for the caller to turn into ``Approve``/``Skip``. A failing
+hook is a warning line naming its command, exit status and stderr; a failing
+``PermissionRequest`` hook also denies (a guard fails closed).
 """
 
 from __future__ import annotations
