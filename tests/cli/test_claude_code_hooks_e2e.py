@@ -8,11 +8,14 @@ parameters); each records what it did in ``tool_log.jsonl``.
 
 from __future__ import annotations
 
+import http.server
 import json
 import shutil
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -513,3 +516,98 @@ def test_a_permission_request_hook_answers_the_approval_pause(
     seen = tool_messages(server, 1)
     assert seen["c_ls"] == "ran: ls"
     assert "no deleting" in seen["c_rm"]
+
+
+class _PolicyServer(http.server.BaseHTTPRequestHandler):
+    seen: ClassVar[list[dict[str, Any]]] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.seen.append({"path": self.path, "headers": dict(self.headers), "body": body})
+        if self.path == "/down":
+            answer, status = b"policy store unavailable", 503
+        elif body["hook_event_name"] == "PreToolUse" and "rm " in body["tool_input"]["command"]:
+            decision = {"permissionDecision": "deny", "permissionDecisionReason": "rm refused"}
+            answer, status = json.dumps({"hookSpecificOutput": decision}).encode(), 200
+        elif body["hook_event_name"] == "PostToolUse":
+            context = {"additionalContext": "audited " + body["tool_use_id"]}
+            answer, status = json.dumps({"hookSpecificOutput": context}).encode(), 200
+        else:
+            answer, status = b"", 200
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def policy_server() -> Iterator[str]:
+    _PolicyServer.seen = []
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _PolicyServer)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_http_hooks_post_the_event_and_answer_as_scripts_do(
+    server: ReplayServer,
+    workspace: Path,
+    policy_server: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HOOK_TOKEN", "t0ken")
+    monkeypatch.setenv("SECRET_VAR", "must-not-leak")
+    http_hook = {
+        "type": "http",
+        "url": f"{policy_server}/check",
+        "headers": {"Authorization": "Bearer $HOOK_TOKEN", "X-Other": "${SECRET_VAR}"},
+        "allowedEnvVars": ["HOOK_TOKEN"],
+    }
+    hooks = {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [http_hook]}],
+        "PostToolUse": [{"matcher": "Bash", "hooks": [http_hook]}],
+    }
+    server.reply_json(
+        chat_reply(
+            calls=(("c_rm", "Bash", {"command": "rm -r x"}), ("c_ls", "Bash", {"command": "ls"}))
+        )
+    )
+    server.reply_json(chat_reply(text="done"))
+    status, _, err = run_settings(server, workspace, hooks)
+    assert status == 0, err
+    seen = tool_messages(server, 1)
+    assert "rm refused" in seen["c_rm"]
+    assert seen["c_ls"] == "ran: ls\n\n[hook feedback] audited c_ls"
+    assert tool_log(workspace) == [{"tool": "Bash", "command": "ls"}]
+    [header] = {entry["headers"]["Authorization"] for entry in _PolicyServer.seen}
+    assert header == "Bearer t0ken"
+    assert {entry["headers"]["X-Other"] for entry in _PolicyServer.seen} == {""}
+    assert [entry["body"]["hook_event_name"] for entry in _PolicyServer.seen] == [
+        "PreToolUse",
+        "PreToolUse",
+        "PostToolUse",
+    ]
+
+
+@pytest.mark.parametrize("where", ["/down", "unreachable"])
+def test_a_failing_http_guard_fails_closed(
+    server: ReplayServer, workspace: Path, policy_server: str, where: str
+) -> None:
+    url = f"{policy_server}/down" if where == "/down" else "http://127.0.0.1:9/"
+    hooks = {"PreToolUse": [{"hooks": [{"type": "http", "url": url}]}]}
+    server.reply_json(chat_reply(calls=(("c1", "Bash", {"command": "ls"}),)))
+    status, _, err = run_settings(server, workspace, hooks)
+    assert status != 0
+    assert tool_log(workspace) == []
+    problem = (
+        "answered HTTP 503; stderr: policy store unavailable"
+        if where == "/down"
+        else "could not be reached"
+    )
+    [line] = [line for line in err.splitlines() if problem in line]
+    assert f"POST {url}" in line

@@ -238,7 +238,7 @@ def write_settings(tmp_path: Path, hooks: object) -> Path:
         pytest.param(
             {"PreToolUse": [{"hooks": [{"type": "prompt", "prompt": "is it safe?"}]}]},
             r'hooks\.PreToolUse\[0\]\.hooks\[0\]: a "prompt" hook cannot run here: llm-pod '
-            r'runs "command" hooks only',
+            r'runs "command" and "http" hooks only',
             id="prompt-hook",
         ),
         pytest.param(
@@ -247,9 +247,14 @@ def write_settings(tmp_path: Path, hooks: object) -> Path:
             id="agent-hook",
         ),
         pytest.param(
-            {"PostToolUse": [{"hooks": [{"type": "http", "url": "http://127.0.0.1:1/"}]}]},
-            r'hooks\.PostToolUse\[0\]\.hooks\[0\]: a "http" hook cannot run here',
-            id="http-hook",
+            {"PostToolUse": [{"hooks": [{"type": "http", "url": "file:///etc/passwd"}]}]},
+            r"hooks\.PostToolUse\[0\]\.hooks\[0\]: url: String should match pattern",
+            id="http-hook-not-http",
+        ),
+        pytest.param(
+            {"SessionEnd": [{"hooks": [{"type": "http", "url": "http://127.0.0.1:1/"}]}]},
+            r'hooks\.SessionEnd\[0\]\.hooks\[0\]: an "http" hook of SessionEnd cannot run',
+            id="http-session-hook",
         ),
         pytest.param(
             {"PreToolUse": [{"hooks": [{"type": "shell", "command": "x"}]}]},

@@ -8,7 +8,8 @@
 Contract: the file loads whole. An event of Claude Code's that has no counterpart here (or a
 name that is no Claude Code event) is kept out and reported: :attr:`ClaudeSettings.not_run`
 lists them all, and ``pod run`` and ``pod rules check`` print them in one line. Everything
-else is checked before anything runs: a handler ``type`` other than ``command``, an unknown
+else is checked before anything runs: a handler ``type`` other than ``command`` and ``http``
+(``_claude_http``), an unknown
 key, a bad value or a matcher that is no regular expression refuses the file with a
 :class:`PodUsageError` naming the file and the JSON path of the entry
 (``hooks.PreToolUse[0].hooks[1]``).
@@ -49,6 +50,7 @@ from ..hooks._errors import PodUsageError
 from ..hooks._events import HookEvent
 from ..hooks._registry import FailurePolicy
 from ._claude_code import CLAUDE_CODE_EVENTS, DEFAULT_SESSION, ClaudeSession
+from ._claude_http import HTTP_DEFAULT_TIMEOUT, HttpHook, interpolated_headers
 from ._claude_session_hooks import SESSION_EVENTS, SessionHook
 from ._configured import ConfiguredCommandHook
 from ._hook import TOOL_EVENTS, CommandHook
@@ -86,6 +88,7 @@ _GUARDS: Final[tuple[HookEvent[Any, Any], ...]] = (events.PRE_TOOL_CALL, events.
 """Events whose failing hook fails closed; the others' failures are one warning line."""
 _PLAIN_NAMES: Final = re.compile(r"[A-Za-z0-9_| ,-]+")
 _HANDLER_TYPES: Final = ("command", "http", "prompt", "agent", "mcp_tool")
+_RUN: Final = ("command", "http")
 
 
 def claude_matcher(matcher: str) -> str | None:
@@ -117,6 +120,16 @@ class _CommandEntry(BaseModel, frozen=True, extra="forbid", strict=True):
     command: str = Field(min_length=1)
     timeout: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     statusMessage: str = ""  # Claude Code's spelling; shown nowhere here
+
+
+@final
+class _HttpEntry(BaseModel, frozen=True, extra="forbid", strict=True):
+    type: Literal["http"]
+    url: str = Field(pattern=r"^https?://")
+    headers: dict[str, str] = Field(default_factory=dict[str, str])
+    allowedEnvVars: list[str] = Field(default_factory=list[str])  # Claude Code's spelling
+    timeout: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    statusMessage: str = ""
 
 
 @final
@@ -274,26 +287,29 @@ def read_claude_plugin(
     )
 
 
-def _entries(source: str, where: str, raw: JsonValue) -> tuple[str, list[_CommandEntry]]:
-    """A group's matcher and its command entries, each checked (a handler type other than
-    ``command`` refused by name)."""
+def _entries(
+    source: str, where: str, raw: JsonValue
+) -> tuple[str, list[_CommandEntry | _HttpEntry]]:
+    """A group's matcher and its entries, each checked (a handler type that does not run
+    here refused by name)."""
     try:
         group = _MatcherGroup.model_validate(raw)
     except ValidationError as exc:
         raise _fail(source, where, describe_validation(exc)) from None
-    entries: list[_CommandEntry] = []
+    entries: list[_CommandEntry | _HttpEntry] = []
     for number, raw_entry in enumerate(group.hooks):
         at = f"{where}.hooks[{number}]"
         kind = raw_entry.get("type") if isinstance(raw_entry, dict) else None
-        if isinstance(kind, str) and kind != "command" and kind in _HANDLER_TYPES:
+        if isinstance(kind, str) and kind not in _RUN and kind in _HANDLER_TYPES:
             raise _fail(
                 source,
                 at,
-                f'a "{kind}" hook cannot run here: llm-pod runs "command" hooks only '
-                "(remove it, or rewrite it as a command)",
+                f'a "{kind}" hook cannot run here: llm-pod runs "command" and "http" hooks '
+                "only (remove it, or rewrite it as a command)",
             )
+        model = _HttpEntry if kind == "http" else _CommandEntry
         try:
-            entries.append(_CommandEntry.model_validate(raw_entry))
+            entries.append(model.model_validate(raw_entry))
         except ValidationError as exc:
             raise _fail(source, at, describe_validation(exc)) from None
     return group.matcher, entries
@@ -307,7 +323,14 @@ def _session_group(  # noqa: PLR0917 (one group: its event, where it is, what it
     project: Path,
     variables: Mapping[str, str],
 ) -> list[SessionHook]:
-    matcher, entries = _entries(source, where, raw)
+    matcher, given = _entries(source, where, raw)
+    entries: list[_CommandEntry] = []
+    for number, entry in enumerate(given):
+        if isinstance(entry, _HttpEntry):
+            raise _fail(
+                source, f"{where}.hooks[{number}]", f'an "http" hook of {name} cannot run here'
+            )
+        entries.append(entry)
     try:
         pattern = claude_matcher(matcher)
     except PodUsageError as exc:
@@ -364,6 +387,28 @@ def _group(
     configured: list[ConfiguredCommandHook] = []
     for number, entry in enumerate(entries):
         at = f"{where}.hooks[{number}]"
+        hook: CommandHook[Any, Any] | HttpHook[Any, Any]
+        if isinstance(entry, _HttpEntry):
+            hook = HttpHook(
+                event,
+                entry.url,
+                headers=interpolated_headers(entry.headers, entry.allowedEnvVars),
+                timeout=entry.timeout or HTTP_DEFAULT_TIMEOUT,
+                cwd=str(project),
+                matcher=matcher,
+                session=session,
+                claude_event=name,
+            )
+            configured.append(
+                ConfiguredCommandHook(
+                    event,
+                    hook,
+                    on_error,
+                    f"{source}: {at}",
+                    matcher=group_matcher if tool_event else None,
+                )
+            )
+            continue
         try:
             hook = CommandHook(
                 event,
