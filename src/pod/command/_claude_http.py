@@ -139,9 +139,7 @@ class HttpHook(Hook[InputT, DecisionT]):
         )
 
     def _post(self, body: bytes) -> tuple[int, bytes]:
-        request = urllib.request.Request(
-            self._url, data=body, headers=self._headers, method="POST"
-        )
+        request = urllib.request.Request(self._url, data=body, headers=self._headers, method="POST")
         try:
             with urllib.request.urlopen(request, timeout=self._timeout) as response:
                 return int(response.status), response.read(_MAX_BODY)
