@@ -318,7 +318,7 @@ def _asked_hooks(session: _Session, runner: asyncio.Runner, result: PodResult) -
     while isinstance(result, Paused) and result.pending_calls:
         decisions: dict[str, Approve | Skip] = {}
         for call in result.pending_calls:
-            fields = {
+            fields: dict[str, object] = {
                 "tool_name": call.tool_name,
                 "tool_input": _object_or_text(call.arguments),
                 "permission_suggestions": [],
