@@ -65,6 +65,7 @@ __all__ = [
     "claude_output_schema",
     "claude_stdin_schema",
     "encode_claude_request",
+    "hears_of",
     "parse_claude_answer",
 ]
 
@@ -91,6 +92,14 @@ BLOCKING_EXIT: Final = 2
 """The exit status with which a script blocks (stderr is the reason)."""
 _CONTINUE: Final = Continue()
 _PREVIEW: Final = 120
+
+
+def hears_of(info: BaseModel, name: str | None) -> bool:
+    """Whether a script of Claude Code's event ``name`` is asked about ``info``: a tool's
+    error result only at ``PostToolUseFailure``, its other results only at ``PostToolUse``."""
+    if isinstance(info, ToolResultSummary):
+        return info.is_error == (name == "PostToolUseFailure")
+    return True
 
 
 def claude_name(event: HookEvent[Any, Any]) -> str | None:

@@ -399,38 +399,24 @@ def _group(
                 session=session,
                 claude_event=name,
             )
-            configured.append(
-                ConfiguredCommandHook(
+        else:
+            try:
+                hook = CommandHook(
                     event,
-                    hook,
-                    on_error,
-                    f"{source}: {at}",
-                    matcher=group_matcher if tool_event else None,
+                    [_shell(), "-c", entry.command],
+                    timeout=entry.timeout or default_timeout,
+                    cwd=project,
+                    env=variables,
+                    matcher=matcher,
+                    protocol="claude-code",
+                    session=session,
+                    display=entry.command,
+                    claude_event=name,
                 )
-            )
-            continue
-        try:
-            hook = CommandHook(
-                event,
-                [_shell(), "-c", entry.command],
-                timeout=entry.timeout or default_timeout,
-                cwd=project,
-                env=variables,
-                matcher=matcher,
-                protocol="claude-code",
-                session=session,
-                display=entry.command,
-                claude_event=name,
-            )
-        except PodUsageError as exc:
-            raise fail(at, str(exc)) from None
+            except PodUsageError as exc:
+                raise fail(at, str(exc)) from None
+        written = group_matcher if tool_event else None
         configured.append(
-            ConfiguredCommandHook(
-                event,
-                hook,
-                on_error,
-                f"{source}: {at}",
-                matcher=group_matcher if tool_event else None,
-            )
+            ConfiguredCommandHook(event, hook, on_error, f"{source}: {at}", matcher=written)
         )
     return configured

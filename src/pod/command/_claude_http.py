@@ -21,8 +21,6 @@ from typing import Final, TypeVar, final
 
 from pydantic import BaseModel
 
-from llm_worker import ToolResultSummary
-
 from ..hooks._base import Hook
 from ..hooks._errors import CommandHookError
 from ..hooks._events import HookEvent
@@ -32,6 +30,7 @@ from ._claude_code import (
     ClaudeSession,
     claude_name,
     encode_claude_request,
+    hears_of,
     parse_claude_answer,
 )
 from ._protocol import tool_name_of
@@ -115,10 +114,8 @@ class HttpHook(Hook[InputT, DecisionT]):
         event = self._event
         if not self.selects(tool_name_of(info)):
             return event.neutral
-        if isinstance(info, ToolResultSummary) and info.is_error != (
-            self._claude_event == "PostToolUseFailure"
-        ):
-            return event.neutral
+        if not hears_of(info, self._claude_event):
+            return event.neutral  # PostToolUse: successes; PostToolUseFailure: errors
         body = encode_claude_request(
             event,
             info,

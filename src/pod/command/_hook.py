@@ -37,8 +37,6 @@ from typing import Final, Literal, TypeAlias, TypeVar, cast, final
 
 from pydantic import BaseModel
 
-from llm_worker import ToolResultSummary
-
 from ..hooks import _events as events
 from ..hooks._base import Hook
 from ..hooks._errors import CommandHookError, PodUsageError
@@ -51,6 +49,7 @@ from ._claude_code import (
     ClaudeSession,
     claude_name,
     encode_claude_request,
+    hears_of,
     parse_claude_answer,
 )
 from ._process import LineProcess, ProcessFailure, hook_environment, run_once
@@ -332,9 +331,7 @@ class CommandHook(Hook[InputT, DecisionT]):
         if not self.selects(tool_name_of(info)):
             return event.neutral
         if self._protocol == "claude-code":
-            if isinstance(info, ToolResultSummary) and info.is_error != (
-                self._claude_event == "PostToolUseFailure"
-            ):
+            if not hears_of(info, self._claude_event):
                 return event.neutral  # PostToolUse: successes; PostToolUseFailure: errors
             return await self._ask_claude_code(info)
         request = encode_request(event, info)
