@@ -107,9 +107,11 @@ class Rewrite(BaseModel, frozen=True, extra="forbid"):
 
 @final
 class Feedback(BaseModel, frozen=True, extra="forbid"):
-    """Tell the model ``text`` and carry on (``POST_TOOL_CALL`` and ``TURN_END`` only).
+    """Tell the model ``text`` and carry on (``PROMPT_SUBMIT``, ``POST_TOOL_CALL`` and
+    ``TURN_END`` only).
 
     The engine, not the hook, writes it, bounded to ``REASON_BYTES`` with a marker: at
+    ``PROMPT_SUBMIT`` as a user message right after the prompt (context for it); at
     ``POST_TOOL_CALL`` after the result's content, marked as hook feedback (the model sees it
     with the result it is about); at ``TURN_END`` the turn does not end: ``text`` becomes the
     next user message and the model is asked again (``TurnEndInfo.continued`` counts how
@@ -135,7 +137,7 @@ class Approve(BaseModel, frozen=True, extra="forbid"):
     digest: str
 
 
-PromptSubmitDecision: TypeAlias = Continue | Abort
+PromptSubmitDecision: TypeAlias = Continue | Abort | Feedback
 """Legal at ``PROMPT_SUBMIT``."""
 PreRequestDecision: TypeAlias = Continue | Abort | Pause
 """Legal at ``PRE_LLM_REQUEST``."""

@@ -320,18 +320,22 @@ class Worker(Privileged):
     async def _submit(self, prompt: str) -> WorkerResult:
         state = self._state
         info = PromptInfo(message=Message(role="user", text=prompt))
-        action = first_action(self._prompt_chain, info) if self._prompt_chain else CONTINUE
+        action: Continue | Abort | Feedback = (
+            first_action(self._prompt_chain, info) if self._prompt_chain else CONTINUE
+        )
         if isinstance(action, Continue) and PROMPT_SUBMIT_POINT in self._asked:
             summary = PromptSubmitInfo(input_text=info.message.text, turn=state.turn)
             action = await self._hooks.ask(PROMPT_SUBMIT_POINT, summary)
         match action:
             case Continue():
-                pass
+                self._history.append(info.message)
+            case Feedback(text=text):  # context for the prompt, written by the engine
+                self._history.append(info.message)
+                self._history.append(Message(role="user", text=bounded(text)))
             case Abort(reason=reason):
                 return await self._abort(reason)
             case _:
                 assert_never(action)
-        self._history.append(info.message)
         state.point = "pre_llm_request"
         return await self._advance(_NO_RESOLUTIONS)
 

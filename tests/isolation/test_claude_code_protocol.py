@@ -341,8 +341,22 @@ async def test_a_script_reads_claude_codes_fields_for_each_event(
             events.PROMPT_SUBMIT,
             PROMPT,
             {"stdout": json.dumps({"hookSpecificOutput": {"additionalContext": "it is noon"}})},
+            Feedback(text="it is noon"),
+            id="prompt-context-is-feedback",
+        ),
+        pytest.param(
+            events.PROMPT_SUBMIT,
+            PROMPT,
+            {"stdout": "branch: main\n"},
+            Feedback(text="branch: main"),
+            id="prompt-stdout-is-context",
+        ),
+        pytest.param(
+            events.PRE_TOOL_CALL,
+            CALL,
+            {"stdout": json.dumps({"hookSpecificOutput": {"additionalContext": "fyi"}})},
             Continue(),
-            id="context-is-not-delivered",
+            id="context-before-a-call-is-not-delivered",
         ),
     ],
 )

@@ -100,6 +100,16 @@ async def test_a_hook_that_always_continues_the_turn_meets_the_request_limit() -
     assert isinstance(result, LimitReached)
 
 
-@pytest.mark.parametrize("event", [events.PRE_TOOL_CALL, events.PROMPT_SUBMIT])
+async def test_prompt_submit_feedback_follows_the_prompt_as_context() -> None:
+    registry = HookRegistry()
+    registry.on(events.PROMPT_SUBMIT, lambda info: Feedback(text="today is Monday"))
+    client = ScriptedClient([ScriptedReply(text="ok")])
+    pod = Pod(client, hooks=registry)
+    assert isinstance(await pod.run("what day is it?"), Finished)
+    sent = [(m.role, m.text) for m in client.requests[0] if isinstance(m, Message)]
+    assert sent == [("user", "what day is it?"), ("user", "today is Monday")]
+
+
+@pytest.mark.parametrize("event", [events.PRE_TOOL_CALL, events.PRE_LLM_REQUEST])
 def test_feedback_is_refused_where_it_has_no_meaning(event: events.HookEvent[Any, Any]) -> None:
     assert Feedback not in event.decision_types

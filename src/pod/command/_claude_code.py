@@ -316,8 +316,8 @@ class _Specific(BaseModel, frozen=True, extra="forbid", strict=True):
     updatedInput: dict[str, JsonValue] | None = None
     """``PreToolUse``: the arguments the call runs with instead (a ``Rewrite``)."""
     additionalContext: str | None = None
-    """``PostToolUse``: told to the model with the result (``Feedback``); elsewhere not
-    delivered."""
+    """``PostToolUse``: told to the model with the result; ``UserPromptSubmit``: context
+    after the prompt (both ``Feedback``); elsewhere not delivered."""
 
 
 @final
@@ -383,7 +383,9 @@ def parse_claude_answer(
     else:
         text = stdout.strip()
         if not text.startswith(b"{"):
-            return cast(DecisionT, _CONTINUE)  # plain text: Claude Code only shows it
+            if event is events.PROMPT_SUBMIT and text:  # Claude Code adds it as context
+                return cast(DecisionT, Feedback(text=text.decode("utf-8", "replace")))
+            return cast(DecisionT, _CONTINUE)  # plain text elsewhere: Claude Code only shows it
         try:
             value: object = pydantic_core.from_json(text, allow_inf_nan=False)
             output = ClaudeCodeOutput.model_validate(value)
@@ -427,6 +429,8 @@ def _decide(
         return _pre_tool_use(name, output, specific)
     if output.decision == "block":
         return _blocked(event, output.reason or f"blocked by a {name} hook")
+    if event is events.PROMPT_SUBMIT and specific.additionalContext:
+        return Feedback(text=specific.additionalContext)  # context for the prompt
     return _CONTINUE
 
 
