@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, final
 
 from llm_worker import HookPort, Item, LlmClient, Tool
 from llm_worker.providers import MissingCredentialsError, ProviderSetupError, client_from_spec
@@ -268,6 +268,7 @@ def _check_options(merged: dict[str, Any], problems: list[str]) -> RunOptions | 
     )
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class ClaudeRun:
     """The Claude Code side of a run: the session its hooks read, and the
