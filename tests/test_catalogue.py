@@ -103,6 +103,8 @@ def test_decisions_round_trip_through_the_events_output_schema(
         fields = {"reason": "why"} if "reason" in cls.model_fields else {}
         if "arguments" in cls.model_fields:  # Rewrite
             fields["arguments"] = '{"path": "a"}'
+        if "text" in cls.model_fields:  # Feedback
+            fields["text"] = "lint: too long"
         decision = cls(**fields)
         dumped = decision.model_dump(mode="json")
         jsonschema.validate(dumped, output)

@@ -18,6 +18,7 @@ from ._client import Usage as Usage
 from ._decisions import Abort as Abort
 from ._decisions import Approve as Approve
 from ._decisions import Continue as Continue
+from ._decisions import Feedback as Feedback
 from ._decisions import Pause as Pause
 from ._decisions import PostToolDecision as PostToolDecision
 from ._decisions import PreRequestDecision as PreRequestDecision
@@ -98,6 +99,7 @@ __all__ = [
     "CallResolution",
     "ContextTooLongError",
     "Continue",
+    "Feedback",
     "Finished",
     "FunctionTool",
     "HookFailedError",

@@ -4,7 +4,8 @@ Decisions are frozen values, never exceptions. Each event accepts only its own s
 spelled as a union alias (:data:`PreToolDecision`, ...), so a hook returning ``Skip`` from
 ``PRE_LLM_REQUEST`` is a type error under any checker. No decision carries items: a hook
 can stop or steer the run, never write to its context. The one decision that changes what
-runs, :class:`Rewrite`, is declared data the engine validates and applies itself.
+runs, :class:`Rewrite`, and the one that tells the model something, :class:`Feedback`, are
+declared data the engine validates and applies itself.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ __all__ = [
     "Abort",
     "Approve",
     "Continue",
+    "Feedback",
     "Pause",
     "PostToolDecision",
     "PreRequestDecision",
@@ -104,6 +106,25 @@ class Rewrite(BaseModel, frozen=True, extra="forbid"):
 
 
 @final
+class Feedback(BaseModel, frozen=True, extra="forbid"):
+    """Tell the model ``text`` and carry on (``PROMPT_SUBMIT``, ``POST_TOOL_CALL`` and
+    ``TURN_END`` only).
+
+    The engine, not the hook, writes it, bounded to ``REASON_BYTES`` with a marker: at
+    ``PROMPT_SUBMIT`` as a user message right after the prompt (context for it); at
+    ``POST_TOOL_CALL`` after the result's content, marked as hook feedback (the model sees it
+    with the result it is about); at ``TURN_END`` the turn does not end: ``text`` becomes the
+    next user message and the model is asked again (``TurnEndInfo.continued`` counts how
+    often in a row; ``max_requests_per_turn`` bounds it). The hooks after this one are not
+    asked.
+    """
+
+    decision: Literal["feedback"] = "feedback"
+    text: str
+    """What the model is told."""
+
+
+@final
 class Approve(BaseModel, frozen=True, extra="forbid"):
     """Approve a paused tool call on ``resume``, naming the digest the approver was shown.
 
@@ -116,13 +137,13 @@ class Approve(BaseModel, frozen=True, extra="forbid"):
     digest: str
 
 
-PromptSubmitDecision: TypeAlias = Continue | Abort
+PromptSubmitDecision: TypeAlias = Continue | Abort | Feedback
 """Legal at ``PROMPT_SUBMIT``."""
 PreRequestDecision: TypeAlias = Continue | Abort | Pause
 """Legal at ``PRE_LLM_REQUEST``."""
 PreToolDecision: TypeAlias = Continue | Skip | Abort | Pause | Rewrite
 """Legal at ``PRE_TOOL_CALL``."""
-PostToolDecision: TypeAlias = Continue | Abort | Pause
+PostToolDecision: TypeAlias = Continue | Abort | Pause | Feedback
 """Legal at ``POST_TOOL_CALL``."""
-TurnEndDecision: TypeAlias = Continue | Pause
+TurnEndDecision: TypeAlias = Continue | Pause | Feedback
 """Legal at ``TURN_END``."""

@@ -86,5 +86,7 @@ class RunState:
     interceptors_done: bool = False
     hooks_done: bool = False
     final_text: str = ""
+    continued: int = 0
+    """Times in a row a ``TURN_END`` hook's ``Feedback`` kept the turn going."""
     batch: ToolBatch | None = None
     usage: list[Usage] = field(default_factory=list[Usage])

@@ -168,6 +168,8 @@ class ToolResultSummary(BaseModel, frozen=True, extra="forbid", use_attribute_do
     """The id of the call this result answers."""
     tool_name: str
     """The name of the tool that was called."""
+    arguments: str
+    """The arguments it was called with, as JSON text (after any ``Rewrite``; a copy)."""
     is_error: bool
     """True when the tool failed, timed out, got invalid arguments or does not exist: the
     output is then the error message the model will see."""
@@ -177,6 +179,11 @@ class ToolResultSummary(BaseModel, frozen=True, extra="forbid", use_attribute_do
     """Length of the whole output in UTF-8 bytes."""
     turn: int
     """0-based index of the current turn."""
+
+    def parsed_arguments(self) -> dict[str, JsonValue] | None:
+        """A fresh parse of the arguments, or ``None`` if they are refused (as
+        :meth:`ToolCallSummary.parsed_arguments`)."""
+        return parse_arguments(self.arguments)
 
 
 POST_TOOL_CALL_POINT: Final = HookPoint[ToolResultSummary, PostToolDecision](
@@ -194,6 +201,9 @@ class TurnEndInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrin
     """Tool calls the model made during this turn."""
     final_text_preview: str
     """The start of the final answer, at most ``PREVIEW_BYTES`` UTF-8 bytes."""
+    continued: int = 0
+    """Times in a row a hook's ``Feedback`` has kept this turn going (0: the model chose to
+    stop on its own; Claude Code's ``stop_hook_active`` is ``continued > 0``)."""
 
 
 TURN_END_POINT: Final = HookPoint[TurnEndInfo, TurnEndDecision](

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple, TypeAlias, assert_never, final
 
 from ._arguments import parse_arguments
-from ._decisions import CONTINUE, Abort, Approve, Continue, Pause, Rewrite, Skip
+from ._decisions import CONTINUE, Abort, Approve, Continue, Feedback, Pause, Rewrite, Skip
 from ._errors import HookFailedError, UsageError
 from ._history import History
 from ._hook_port import HookPoint, HookPort
@@ -175,15 +175,23 @@ class ToolCalls:
                 ToolResultSummary,
                 call_id=result.call_id,
                 tool_name=result.name,
+                arguments=call_state.call.arguments,
                 is_error=result.is_error,
                 output_preview=utf8_prefix(result.content, PREVIEW_BYTES),
                 output_length=utf8_len(result.content),
                 turn=state.turn,
             ),
         )
+        if isinstance(decision, Feedback):
+            # The model sees the hook's text with the result it is about (bounded, marked).
+            content = f"{result.content}\n\n[hook feedback] {bounded(decision.text)}"
+            result = ToolResult(
+                call_id=result.call_id, name=result.name, content=content, is_error=result.is_error
+            )
+            call_state.result = result
         _append_result(history, call_state, result)
         match decision:
-            case Continue():
+            case Continue() | Feedback():
                 return None
             case Abort():
                 return decision

@@ -26,7 +26,7 @@ from types import MappingProxyType
 from typing import Any, Final, assert_never, final
 
 from ._client import LlmClient, LlmRequest, LlmResponse, Usage
-from ._decisions import CONTINUE, Abort, Approve, Continue, Pause
+from ._decisions import CONTINUE, Abort, Approve, Continue, Feedback, Pause
 from ._digest import call_digest
 from ._errors import (
     ApprovalMismatchError,
@@ -320,18 +320,22 @@ class Worker(Privileged):
     async def _submit(self, prompt: str) -> WorkerResult:
         state = self._state
         info = PromptInfo(message=Message(role="user", text=prompt))
-        action = first_action(self._prompt_chain, info) if self._prompt_chain else CONTINUE
+        action: Continue | Abort | Feedback = (
+            first_action(self._prompt_chain, info) if self._prompt_chain else CONTINUE
+        )
         if isinstance(action, Continue) and PROMPT_SUBMIT_POINT in self._asked:
             summary = PromptSubmitInfo(input_text=info.message.text, turn=state.turn)
             action = await self._hooks.ask(PROMPT_SUBMIT_POINT, summary)
         match action:
             case Continue():
-                pass
+                self._history.append(info.message)
+            case Feedback(text=text):  # context for the prompt, written by the engine
+                self._history.append(info.message)
+                self._history.append(Message(role="user", text=bounded(text)))
             case Abort(reason=reason):
                 return await self._abort(reason)
             case _:
                 assert_never(action)
-        self._history.append(info.message)
         state.point = "pre_llm_request"
         return await self._advance(_NO_RESOLUTIONS)
 
@@ -456,8 +460,16 @@ class Worker(Privileged):
                     turn=state.turn,
                     tool_calls_in_turn=state.tool_calls_this_turn,
                     final_text_preview=utf8_prefix(state.final_text, PREVIEW_BYTES),
+                    continued=state.continued,
                 ),
             )
+            if isinstance(decision, Feedback):
+                # Keep going: the hook's text is the model's next instruction (bounded).
+                state.continued += 1
+                state.interceptors_done = False
+                self._history.append(Message(role="user", text=bounded(decision.text)))
+                state.point = "pre_llm_request"
+                return None
             if not isinstance(decision, Continue):
                 state.hooks_done = True  # if paused, resuming finishes the turn
                 return await self._act(decision, "turn_end")

@@ -11,6 +11,7 @@ from llm_worker import ApprovalMismatchError as ApprovalMismatchError
 from llm_worker import Approve as Approve
 from llm_worker import CallResolution as CallResolution
 from llm_worker import Continue as Continue
+from llm_worker import Feedback as Feedback
 from llm_worker import Finished as Finished
 from llm_worker import HookFailedError as HookFailedError
 from llm_worker import LimitReached as LimitReached
@@ -82,6 +83,7 @@ __all__ = [
     "ConfiguredCommandHook",
     "Continue",
     "FailurePolicy",
+    "Feedback",
     "Finished",
     "FrozenHookRegistry",
     "Hook",

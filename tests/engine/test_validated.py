@@ -35,6 +35,7 @@ CASES: list[tuple[type[BaseModel], dict[str, object]]] = [
         dict(
             call_id="c1",
             tool_name="echo",
+            arguments='{"text": "hi"}',
             is_error=False,
             output_preview="hi",
             output_length=2,

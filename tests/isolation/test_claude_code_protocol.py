@@ -16,8 +16,11 @@ from pod import (
     CommandHook,
     CommandHookError,
     Continue,
+    Feedback,
     Pause,
+    PodUsageError,
     PromptSubmitInfo,
+    Rewrite,
     Skip,
     ToolResultSummary,
     TurnEndInfo,
@@ -28,10 +31,17 @@ from pod.command._claude_code import SESSION_ID, claude_output_schema, claude_st
 from .conftest import CALL, ScriptFactory
 
 RESULT = ToolResultSummary(
-    call_id="c1", tool_name="shell", is_error=False, output_preview="ok", output_length=2, turn=0
+    call_id="c1",
+    tool_name="shell",
+    arguments='{"command": "ls"}',
+    is_error=False,
+    output_preview="ok",
+    output_length=2,
+    turn=0,
 )
 PROMPT = PromptSubmitInfo(input_text="hello", turn=0)
 TURN_END = TurnEndInfo(turn=0, tool_calls_in_turn=1, final_text_preview="done")
+CONTINUED = TurnEndInfo(turn=0, tool_calls_in_turn=1, final_text_preview="done", continued=1)
 COMPACT = PreCompactInfo(turn=0, items_to_replace=12, estimated_tokens=9000, threshold_tokens=8000)
 
 
@@ -57,9 +67,15 @@ def answering(script: ScriptFactory, *, stdout: str = "", stderr: str = "", stat
     ("event", "info", "name", "fields"),
     [
         (events.PRE_TOOL_CALL, CALL, "PreToolUse", {"tool_name": "shell"}),
-        (events.POST_TOOL_CALL, RESULT, "PostToolUse", {"tool_input": None}),
+        (events.POST_TOOL_CALL, RESULT, "PostToolUse", {"tool_input": {"command": "ls"}}),
         (events.PROMPT_SUBMIT, PROMPT, "UserPromptSubmit", {"prompt": "hello"}),
-        (events.TURN_END, TURN_END, "Stop", {"stop_hook_active": False}),
+        (
+            events.TURN_END,
+            TURN_END,
+            "Stop",
+            {"stop_hook_active": False, "last_assistant_message": "done"},
+        ),
+        (events.TURN_END, CONTINUED, "Stop", {"stop_hook_active": True}),
         (events.PRE_COMPACT, COMPACT, "PreCompact", {"trigger": "auto"}),
     ],
 )
@@ -191,15 +207,113 @@ async def test_a_script_reads_claude_codes_fields_for_each_event(
             events.POST_TOOL_CALL,
             RESULT,
             {"stdout": json.dumps({"decision": "block", "reason": "tests fail now"})},
-            Pause(reason="tests fail now"),
-            id="block-after-a-tool",
+            Feedback(text="tests fail now"),
+            id="block-after-a-tool-is-feedback",
+        ),
+        pytest.param(
+            events.POST_TOOL_CALL,
+            RESULT,
+            {"status": 2, "stderr": "lint: line 3"},
+            Feedback(text="lint: line 3"),
+            id="exit-2-after-a-tool-is-feedback",
+        ),
+        pytest.param(
+            events.POST_TOOL_CALL,
+            RESULT,
+            {
+                "stdout": json.dumps(
+                    {
+                        "decision": "block",
+                        "reason": "formatting failed",
+                        "hookSpecificOutput": {
+                            "hookEventName": "PostToolUse",
+                            "additionalContext": "run ruff format",
+                        },
+                    }
+                )
+            },
+            Feedback(text="formatting failed\nrun ruff format"),
+            id="block-and-context-after-a-tool",
+        ),
+        pytest.param(
+            events.POST_TOOL_CALL,
+            RESULT,
+            {"stdout": json.dumps({"hookSpecificOutput": {"additionalContext": "3 warnings"}})},
+            Feedback(text="3 warnings"),
+            id="context-after-a-tool",
+        ),
+        pytest.param(
+            events.POST_TOOL_CALL,
+            RESULT,
+            {"stdout": json.dumps({"continue": False, "stopReason": "stop the run"})},
+            Abort(reason="stop the run"),
+            id="continue-false-after-a-tool",
         ),
         pytest.param(
             events.TURN_END,
             TURN_END,
             {"status": 2, "stderr": "keep working: the tests fail"},
-            Pause(reason="keep working: the tests fail"),
-            id="block-a-stop",
+            Feedback(text="keep working: the tests fail"),
+            id="exit-2-at-stop-keeps-going",
+        ),
+        pytest.param(
+            events.TURN_END,
+            TURN_END,
+            {"stdout": json.dumps({"decision": "block", "reason": "run the tests"})},
+            Feedback(text="run the tests"),
+            id="block-a-stop-keeps-going",
+        ),
+        pytest.param(
+            events.PRE_TOOL_CALL,
+            CALL,
+            {"stdout": json.dumps({"hookSpecificOutput": {"permissionDecision": "defer"}})},
+            Pause(reason="deferred by a PreToolUse hook"),
+            id="defer-pauses-for-a-resume",
+        ),
+        pytest.param(
+            events.PRE_TOOL_CALL,
+            CALL,
+            {
+                "stdout": json.dumps(
+                    {
+                        "hookSpecificOutput": {
+                            "permissionDecision": "allow",
+                            "permissionDecisionReason": "dry run",
+                            "updatedInput": {"command": "ls -n"},
+                        }
+                    }
+                )
+            },
+            Rewrite.of({"command": "ls -n"}, reason="dry run"),
+            id="allow-with-updated-input-rewrites",
+        ),
+        pytest.param(
+            events.PRE_TOOL_CALL,
+            CALL,
+            {"stdout": json.dumps({"hookSpecificOutput": {"updatedInput": {"command": "rm"}}})},
+            Rewrite.of({"command": "rm"}, reason="updatedInput of a PreToolUse hook"),
+            id="updated-input-rewrites",
+        ),
+        pytest.param(
+            events.PRE_TOOL_CALL,
+            CALL,
+            {
+                "stdout": json.dumps(
+                    {
+                        "hookSpecificOutput": {
+                            "permissionDecision": "ask",
+                            "permissionDecisionReason": "check the branch",
+                            "updatedInput": {"command": "git push origin main"},
+                        }
+                    }
+                )
+            },
+            Rewrite.of(
+                {"command": "git push origin main"},
+                reason="check the branch",
+                then=Pause(reason="check the branch"),
+            ),
+            id="ask-with-updated-input-shows-the-rewritten-call",
         ),
         pytest.param(
             events.TURN_END,
@@ -227,8 +341,22 @@ async def test_a_script_reads_claude_codes_fields_for_each_event(
             events.PROMPT_SUBMIT,
             PROMPT,
             {"stdout": json.dumps({"hookSpecificOutput": {"additionalContext": "it is noon"}})},
+            Feedback(text="it is noon"),
+            id="prompt-context-is-feedback",
+        ),
+        pytest.param(
+            events.PROMPT_SUBMIT,
+            PROMPT,
+            {"stdout": "branch: main\n"},
+            Feedback(text="branch: main"),
+            id="prompt-stdout-is-context",
+        ),
+        pytest.param(
+            events.PRE_TOOL_CALL,
+            CALL,
+            {"stdout": json.dumps({"hookSpecificOutput": {"additionalContext": "fyi"}})},
             Continue(),
-            id="context-is-not-delivered",
+            id="context-before-a-call-is-not-delivered",
         ),
     ],
 )
@@ -272,22 +400,22 @@ async def test_claude_code_answers_map_onto_decisions(
         pytest.param(
             events.PRE_TOOL_CALL,
             CALL,
-            {"stdout": json.dumps({"hookSpecificOutput": {"updatedInput": {"command": "rm"}}})},
-            r"hookSpecificOutput\.updatedInput: Extra inputs are not permitted",
-            id="rewriting-the-call",
+            {"stdout": json.dumps({"hookSpecificOutput": {"permissionDecision": "maybe"}})},
+            r"permissionDecision: Input should be 'allow', 'deny', 'ask' or 'defer'",
+            id="unknown-permission-decision",
         ),
         pytest.param(
-            events.PRE_TOOL_CALL,
-            CALL,
-            {"stdout": json.dumps({"hookSpecificOutput": {"permissionDecision": "defer"}})},
-            r"permissionDecision: Input should be 'allow', 'deny' or 'ask'",
-            id="defer",
+            events.POST_TOOL_CALL,
+            RESULT,
+            {"stdout": json.dumps({"hookSpecificOutput": {"updatedInput": {"command": "rm"}}})},
+            r"printed updatedInput, which only PreToolUse takes, at PostToolUse",
+            id="rewrite-after-the-fact",
         ),
         pytest.param(
             events.POST_TOOL_CALL,
             RESULT,
             {"stdout": json.dumps({"hookSpecificOutput": {"permissionDecision": "deny"}})},
-            r"printed a permissionDecision, which only PreToolUse takes, at PostToolUse",
+            r"printed permissionDecision, which only PreToolUse takes, at PostToolUse",
             id="deny-after-the-fact",
         ),
         pytest.param(
@@ -362,3 +490,38 @@ def test_claude_code_options_are_checked_when_the_hook_is_made() -> None:
         claude(events.PRE_TOOL_CALL, ["true"], mode="persistent")
     with pytest.raises(Exception, match=r"^unknown protocol 'claude'"):
         CommandHook(events.PRE_TOOL_CALL, ["true"], protocol="claude")  # type: ignore[arg-type]
+
+
+async def test_a_system_message_is_shown_to_the_user_and_decides_nothing(
+    script: ScriptFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    answer = {"systemMessage": "formatter ran \x1b[31mred\x1b[0m", "suppressOutput": True}
+    argv = answering(script, stdout=json.dumps(answer))
+    with caplog.at_level("WARNING", logger="pod.hooks"):
+        assert await claude(events.POST_TOOL_CALL, argv)(RESULT) == Continue()
+    [record] = caplog.records
+    message = record.getMessage()
+    assert message.endswith(": formatter ran \\x1b[31mred\\x1b[0m")  # escapes shown, not run
+    assert argv[-1] in message  # names the hook's command
+
+
+async def test_post_tool_use_hears_of_successes_and_post_tool_use_failure_of_errors(
+    script: ScriptFactory, tmp_path: Path
+) -> None:
+    seen = tmp_path / "seen.jsonl"
+    argv = script(
+        f"import sys; open({str(seen)!r}, 'a').write(sys.stdin.read() + '\\n');"
+        "sys.stderr.write('retry with --force'); sys.exit(2)"
+    )
+    failed = RESULT.model_copy(update={"is_error": True, "output_preview": "boom"})
+    success = claude(events.POST_TOOL_CALL, argv)
+    failure = claude(events.POST_TOOL_CALL, argv, claude_event="PostToolUseFailure")
+    assert await success(failed) == Continue()  # not asked
+    assert await failure(RESULT) == Continue()  # not asked
+    assert await failure(failed) == Feedback(text="retry with --force")
+    [request] = [json.loads(line) for line in seen.read_text().splitlines()]
+    assert request["hook_event_name"] == "PostToolUseFailure"
+    assert (request["error"], request["tool_input"]) == ("boom", {"command": "ls"})
+    jsonschema.validate(request, claude_stdin_schema(events.POST_TOOL_CALL, "PostToolUseFailure"))
+    with pytest.raises(PodUsageError, match="Claude Code's Stop does not run at post_tool_call"):
+        claude(events.POST_TOOL_CALL, argv, claude_event="Stop")

@@ -13,7 +13,8 @@ import pytest
 from llm_worker import ScriptedCall, ScriptedClient, ScriptedReply, ToolResult, tool
 from llm_worker.testing import assert_well_formed
 from pod import Aborted, Finished, HookRegistry, Pod, PodUsageError, events
-from pod.command._claude_code_settings import load_claude_settings
+from pod.command._claude_code import CLAUDE_CODE_EVENTS
+from pod.command._claude_code_settings import load_claude_settings, read_claude_settings
 
 BASH_VALIDATOR = """
 #!/usr/bin/env python3
@@ -219,7 +220,8 @@ def test_settings_register_claude_code_hooks_with_their_matchers(project: Path) 
         (events.PRE_TOOL_CALL, "abort", "claude-code"),
         (events.PROMPT_SUBMIT, "abort", "claude-code"),
     ]
-    assert [c.hook.timeout for c in configured] == [60.0, 20.0, 60.0]
+    # Claude Code's defaults: 600 s, 30 s at UserPromptSubmit; the second sets 20 s itself.
+    assert [c.hook.timeout for c in configured] == [600.0, 20.0, 30.0]
     assert configured[0].hook.environment["CLAUDE_PROJECT_DIR"] == str(project.resolve())
     assert configured[1].source.endswith("settings.json: hooks.PreToolUse[1].hooks[0]")
 
@@ -234,29 +236,44 @@ def write_settings(tmp_path: Path, hooks: object) -> Path:
     ("hooks", "message"),
     [
         pytest.param(
-            {"Notification": [{"hooks": [{"type": "command", "command": "true"}]}]},
-            r"hooks\.Notification: this runtime has no Notification event \(it runs: "
-            r"PreToolUse, PostToolUse, UserPromptSubmit, Stop, PreCompact\); remove it",
-            id="unknown-event",
-        ),
-        pytest.param(
             {"PreToolUse": [{"hooks": [{"type": "prompt", "prompt": "is it safe?"}]}]},
-            r"hooks\.PreToolUse\[0\]: hooks\.0\.type: Input should be 'command'",
+            r'hooks\.PreToolUse\[0\]\.hooks\[0\]: a "prompt" hook cannot run here: llm-pod '
+            r'runs "command" and "http" hooks only',
             id="prompt-hook",
         ),
         pytest.param(
+            {"Stop": [{"hooks": [{"type": "agent", "prompt": "verify"}]}]},
+            r'hooks\.Stop\[0\]\.hooks\[0\]: a "agent" hook cannot run here',
+            id="agent-hook",
+        ),
+        pytest.param(
+            {"PostToolUse": [{"hooks": [{"type": "http", "url": "file:///etc/passwd"}]}]},
+            r"hooks\.PostToolUse\[0\]\.hooks\[0\]: url: String should match pattern",
+            id="http-hook-not-http",
+        ),
+        pytest.param(
+            {"SessionEnd": [{"hooks": [{"type": "http", "url": "http://127.0.0.1:1/"}]}]},
+            r'hooks\.SessionEnd\[0\]\.hooks\[0\]: an "http" hook of SessionEnd cannot run',
+            id="http-session-hook",
+        ),
+        pytest.param(
+            {"PreToolUse": [{"hooks": [{"type": "shell", "command": "x"}]}]},
+            r"hooks\.PreToolUse\[0\]\.hooks\[0\]: type: Input should be 'command'",
+            id="unknown-type",
+        ),
+        pytest.param(
             {"PreToolUse": [{"matcher": "((", "hooks": [{"type": "command", "command": "x"}]}]},
-            r"hooks\.PreToolUse\[0\]\.hooks\[0\]: matcher '\(\(' is not a regular expression",
+            r"hooks\.PreToolUse\[0\]: matcher '\(\(' is not a regular expression",
             id="bad-matcher",
         ),
         pytest.param(
             {"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": 0}]}]},
-            r"hooks\.Stop\[0\]: hooks\.0\.timeout: Input should be greater than 0",
+            r"hooks\.Stop\[0\]\.hooks\[0\]: timeout: Input should be greater than 0",
             id="bad-timeout",
         ),
         pytest.param(
             {"Stop": [{"hooks": [{"type": "command", "command": "x", "async": True}]}]},
-            r"hooks\.Stop\[0\]: hooks\.0\.async: Extra inputs are not permitted",
+            r"hooks\.Stop\[0\]\.hooks\[0\]: async: Extra inputs are not permitted",
             id="unknown-key",
         ),
         pytest.param({"Stop": {"hooks": []}}, r"hooks\.Stop: must be a list", id="not-a-list"),
@@ -307,3 +324,119 @@ def test_a_precompact_matcher_selects_automatic_compaction_only(tmp_path: Path) 
         "hooks.PreCompact[2].hooks[0]",
     ]
     assert {c.event for c in configured} == {events.PRE_COMPACT}
+
+
+# Claude Code's own matcher examples: (matcher, tools it selects, tools it does not).
+MATCHER_EXAMPLES = [
+    ("Bash", ["Bash"], ["BashOutput", "bash", "MyBash"]),
+    ("Write", ["Write"], ["TodoWrite", "NotebookWrite"]),
+    ("Edit|Write", ["Edit", "Write"], ["NotebookEdit", "TodoWrite", "Read"]),
+    ("Edit, Write", ["Edit", "Write"], ["Edit, Write", "NotebookEdit"]),
+    ("Read,Grep , Glob", ["Read", "Grep", "Glob"], ["ReadMe", "Bash"]),
+    ("^Notebook", ["Notebook", "NotebookEdit", "NotebookRead"], ["MyNotebook", "Edit"]),
+    ("Notebook.*", ["NotebookEdit", "MyNotebookEdit"], ["Edit"]),
+    ("Output$", ["BashOutput"], ["OutputBash"]),
+    ("^Bash$", ["Bash"], ["BashOutput"]),
+    (".*write.*", ["overwrite", "write_file"], ["Write", "TodoWrite"]),
+    ("mcp__memory__.*", ["mcp__memory__create_entities", "mcp__memory__"], ["mcp__github__x"]),
+    ("mcp__.*__write.*", ["mcp__filesystem__write_file", "mcp__fs__write"], ["mcp__fs__read"]),
+    ("mcp__.*", ["mcp__github__search", "mcp__a__b"], ["Bash", "xmcp_"]),
+    ("mcp__memory", [], ["mcp__memory__create_entities", "mcp__memory_x"]),
+    ("*", ["Bash", "mcp__a__b", "anything"], []),
+    ("", ["Bash", "Read"], []),
+]
+
+
+@pytest.mark.parametrize(("matcher", "selected", "left"), MATCHER_EXAMPLES)
+def test_matchers_select_the_tools_claude_code_selects(
+    tmp_path: Path, matcher: str, selected: list[str], left: list[str]
+) -> None:
+    hooks = {"PreToolUse": [{"matcher": matcher, "hooks": [{"type": "command", "command": "x"}]}]}
+    (configured,) = load_claude_settings(write_settings(tmp_path, hooks), project_dir=tmp_path)
+    assert [name for name in selected if configured.hook.selects(name)] == selected
+    assert [name for name in left if configured.hook.selects(name)] == []
+
+
+async def test_a_matcher_that_selects_a_tool_makes_its_hook_run(tmp_path: Path) -> None:
+    """End to end: ``Edit, Write`` and ``^Notebook`` guard their tools (no full match)."""
+    writes: list[str] = []
+
+    @tool
+    def Write(file_path: str, content: str) -> str:  # Claude Code's tool name
+        """Write a file."""
+        writes.append(file_path)
+        return "written"
+
+    @tool
+    def NotebookEdit(notebook_path: str) -> str:
+        """Edit a notebook."""
+        writes.append(notebook_path)
+        return "edited"
+
+    block = {"type": "command", "command": "echo 'guarded' >&2; exit 2"}
+    hooks = {
+        "PreToolUse": [
+            {"matcher": "Edit, Write", "hooks": [block]},
+            {"matcher": "^Notebook", "hooks": [block]},
+        ]
+    }
+    registry = HookRegistry()
+    for configured in load_claude_settings(write_settings(tmp_path, hooks), project_dir=tmp_path):
+        configured.register(registry)
+    client = ScriptedClient(
+        [
+            ScriptedReply(
+                calls=[
+                    ScriptedCall("Write", {"file_path": "a.txt", "content": "x"}),
+                    ScriptedCall("NotebookEdit", {"notebook_path": "n.ipynb"}),
+                ]
+            ),
+            ScriptedReply(text="done"),
+        ]
+    )
+    pod = Pod(client, tools=[Write, NotebookEdit], hooks=registry)
+    result = await pod.run("write")
+    assert isinstance(result, Finished)
+    assert writes == []
+    results = [item for item in pod.history if isinstance(item, ToolResult)]
+    assert [r.is_error for r in results] == [True, True]
+    assert all("guarded" in r.content for r in results)
+    assert_well_formed(pod.history)
+
+
+def test_events_without_a_counterpart_load_and_are_listed_once(tmp_path: Path) -> None:
+    entry = [{"type": "command", "command": "x"}]
+    hooks = {
+        "Notification": [{"hooks": entry}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": entry}],
+        "SessionStart": [{"matcher": "startup", "hooks": entry}],
+        "SubagentStop": [{"hooks": entry}],
+        "PreToolUs": [{"hooks": entry}],
+    }
+    settings = read_claude_settings(write_settings(tmp_path, hooks), project_dir=tmp_path)
+    assert [c.event for c in settings.hooks] == [events.PRE_TOOL_CALL]
+    assert [
+        (h.event_name, h.selects("startup"), h.selects("resume")) for h in settings.session_hooks
+    ] == [
+        ("Notification", True, True),
+        ("SessionStart", True, False),
+    ]
+    assert settings.not_run == ("SubagentStop", "PreToolUs (not a Claude Code event)")
+    assert settings.warning() == (
+        f"{settings.source}: these events will not run (no counterpart in llm-pod): "
+        "SubagentStop, PreToolUs (not a Claude Code event)"
+    )
+
+
+def test_observe_only_hooks_warn_and_guard_hooks_fail_closed(tmp_path: Path) -> None:
+    entry = [{"type": "command", "command": "x"}]
+    hooks = {name: [{"hooks": entry}] for name in CLAUDE_CODE_EVENTS}
+    configured = load_claude_settings(write_settings(tmp_path, hooks), project_dir=tmp_path)
+    assert {c.source.rsplit(": hooks.", 1)[1]: c.on_error for c in configured} == {
+        "PreToolUse[0].hooks[0]": "abort",
+        "UserPromptSubmit[0].hooks[0]": "abort",
+        "PostToolUse[0].hooks[0]": "ignore",
+        "Stop[0].hooks[0]": "ignore",
+        "PreCompact[0].hooks[0]": "ignore",
+        "PostToolUseFailure[0].hooks[0]": "ignore",
+    }

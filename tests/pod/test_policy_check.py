@@ -257,6 +257,7 @@ def test_rules_check_accepts_a_sound_file(
         "rules": 1,
         "default": "deny",
         "hooks": [],
+        "warnings": [],
         "tools": ["list_files", "read_file"],
     }
 
@@ -332,9 +333,34 @@ def test_rules_check_validates_a_claude_code_settings_file_too(
         f"{settings}: ok: 1 command hooks; checked against tools Bash, Edit, Glob, Grep, "
         "Read, Write"
     )
-    settings.write_text(json.dumps({"hooks": {"SessionStart": []}}))
-    assert main(["rules", "check", f"--claude-settings={settings}"]) == 2
-    assert "this runtime has no SessionStart event" in capsys.readouterr().err
+    # Loaded whole: events without a counterpart are named in one line, and so is every
+    # hook whose matcher selects no tool of the run (a guard that would never fire).
+    groups = {
+        "SubagentStop": [{"hooks": [hook]}],
+        "TeammateIdle": [{"hooks": [hook]}],
+        "SessionStart": [{"hooks": [hook]}],  # runs: pod run runs it before the run
+        "PreToolUse": [
+            {"matcher": "Bash|Read", "hooks": [hook]},
+            {"matcher": "read_.*", "hooks": [hook]},
+        ],
+        "PostToolUse": [{"matcher": "mcp__.*__write", "hooks": [hook]}],
+    }
+    settings.write_text(json.dumps({"hooks": groups}))
+    assert main(["rules", "check", f"--claude-settings={settings}"]) == 0
+    out, err = capsys.readouterr()
+    assert " ".join(out.split()) == (
+        f"{settings}: ok: 3 command hooks; checked against tools list_files, read_file"
+    )
+    assert [" ".join(line.split()) for line in err.strip().split("warning: ")[1:]] == [
+        f"{settings}: these events will not run (no counterpart in llm-pod): SubagentStop, "
+        "TeammateIdle",
+        f"{settings}: hooks.PreToolUse[0].hooks[0]: matcher 'Bash|Read' matches no tool of "
+        "this run (tools: list_files, read_file); the hook never runs",
+        f"{settings}: hooks.PostToolUse[0].hooks[0]: matcher 'mcp__.*__write' matches no tool "
+        "of this run (tools: list_files, read_file); the hook never runs",
+    ]
+    assert main(["rules", "check", f"--claude-settings={settings}", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["warnings"]) == 3
     assert main(["rules", "check"]) == 2
     assert capsys.readouterr().err.strip() == (
         "error: give a policy FILE, --claude-settings PATH, or both"

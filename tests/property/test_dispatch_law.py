@@ -25,6 +25,8 @@ def decision_of(cls: type[BaseModel]) -> st.SearchStrategy[BaseModel]:
         )
     if "reason" in cls.model_fields:
         return st.builds(cls, reason=st.text(max_size=5))
+    if "text" in cls.model_fields:  # Feedback
+        return st.builds(cls, text=st.text(max_size=5))
     return st.just(cls())
 
 

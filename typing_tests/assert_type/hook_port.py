@@ -17,6 +17,7 @@ from llm_worker import (
     Abort,
     AbortInfo,
     Continue,
+    Feedback,
     HookPort,
     Pause,
     PostLlmResponseInfo,
@@ -45,14 +46,14 @@ async def engine_side(  # noqa: PLR0917  # one Input of each kind
     )
     assert_type(await port.ask(PRE_TOOL_CALL_POINT, call), PreToolDecision)
     assert_type(await port.ask(PRE_LLM_REQUEST_POINT, request), Continue | Abort | Pause)
-    assert_type(await port.ask(TURN_END_POINT, end), Continue | Pause)
+    assert_type(await port.ask(TURN_END_POINT, end), Continue | Pause | Feedback)
     assert_type(await port.ask(POST_LLM_RESPONSE_POINT, reply), Continue | Abort | Pause)
     assert_type(await port.ask(PRE_COMPACT_POINT, compact), Continue | Pause)
     assert_type(await port.ask(ABORT_POINT, abort), None)
-    assert_type(await NO_HOOKS.ask(TURN_END_POINT, end), Continue | Pause)
+    assert_type(await NO_HOOKS.ask(TURN_END_POINT, end), Continue | Pause | Feedback)
     frozen = HookRegistry().freeze()
     assert_type(await frozen.ask(events.PRE_TOOL_CALL.point, call), PreToolDecision)
-    assert_type(await frozen.dispatch(events.TURN_END, end), Continue | Pause)
+    assert_type(await frozen.dispatch(events.TURN_END, end), Continue | Pause | Feedback)
 
     # The Input must be the point's own.
     port.ask(PRE_TOOL_CALL_POINT, end)  # type: ignore[misc]  # pyright: ignore[reportArgumentType]

@@ -11,6 +11,7 @@ from pod import (
     Abort,
     AbortInfo,
     Continue,
+    Feedback,
     Hook,
     HookFunction,
     HookRegistry,
@@ -77,7 +78,8 @@ assert_type(
     Callable[[ToolCallSummary], Continue | Skip | Abort | Pause | Rewrite],
 )
 assert_type(
-    registry.on(events.TURN_END, review), Callable[[TurnEndInfo], Awaitable[Continue | Pause]]
+    registry.on(events.TURN_END, review),
+    Callable[[TurnEndInfo], Awaitable[Continue | Pause | Feedback]],
 )
 assert_type(registry.on(events.ABORT, observe), Callable[[AbortInfo], None])
 assert_type(

@@ -8,15 +8,21 @@ Pod is built only when there are none. Driving the run, reporting and saving liv
 from __future__ import annotations
 
 import argparse
+import functools
 import math
+import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, final
 
-from llm_worker import LlmClient, Tool
+from llm_worker import HookPort, Item, LlmClient, Tool
 from llm_worker.providers import MissingCredentialsError, ProviderSetupError, client_from_spec
 
-from ..command._claude_code_settings import load_claude_settings
+from ..command._claude_code import ClaudeSession
+from ..command._claude_code_settings import read_claude_plugin, read_claude_settings
+from ..command._claude_session_hooks import SessionHook
+from ..command._claude_transcript import ClaudeTranscript, TranscriptPort
 from ..command._configured import ConfiguredCommandHook
 from ..hooks._errors import McpServerError, PodUsageError
 from ..hooks._hook_files import HookFileError
@@ -34,7 +40,13 @@ from ._otel import otlp_export, wants_export
 from ._output import RunOutput
 from ._saved import DEFAULT_RUNS_FOLDER, RunOptions
 
-__all__ = ["add_resume_arguments", "add_run_arguments", "build_pod", "merged_options"]
+__all__ = [
+    "ClaudeRun",
+    "add_resume_arguments",
+    "add_run_arguments",
+    "build_pod",
+    "merged_options",
+]
 
 _DEFAULT_MAX_REQUESTS: Final = 20
 
@@ -78,6 +90,13 @@ def _add_session_arguments(parser: argparse.ArgumentParser, *, resuming: bool) -
         "--claude-settings",
         action="append",
         help="a Claude Code settings file whose `hooks` section to run (repeatable)",
+    )
+    parser.add_argument(
+        "--claude-plugin",
+        dest="claude_plugins",
+        action="append",
+        metavar="DIR",
+        help="a Claude Code plugin folder whose hooks/hooks.json to run (repeatable)",
     )
     parser.add_argument(
         "--hooks", action="append", help="a HookRegistry as module:attr or file.py:attr"
@@ -179,15 +198,13 @@ def _number(
 def merged_options(args: argparse.Namespace, saved: dict[str, Any]) -> dict[str, Any]:
     """The command line's options over the saved ones."""
     names = (
-        *("model", "base_url", "rules", "claude_settings", "hooks", "tools", "toolset"),
-        "mcp_config",
-        "workdir",
-        "system",
+        *("model", "base_url", "rules", "claude_settings", "claude_plugins", "hooks", "tools"),
+        *("toolset", "mcp_config", "workdir", "system", "claude_session_id"),
         *("max_requests", "timeout", "max_retries"),
     )
+    merged = {name: getattr(args, name, None) for name in names}
     merged = {
-        name: getattr(args, name) if getattr(args, name) is not None else saved.get(name)
-        for name in names
+        name: value if value is not None else saved.get(name) for name, value in merged.items()
     }
     if saved and merged["toolset"] is None:
         merged["toolset"] = "workspace"  # saved before --toolset existed: what it ran with
@@ -255,6 +272,15 @@ def _check_options(merged: dict[str, Any], problems: list[str]) -> RunOptions | 
             problems.append(f"--mcp-config {config}: {problem}")
         else:
             mcp_config.append(str(Path(config).resolve()))
+    claude_plugins: list[str] = []
+    for folder in merged["claude_plugins"] or ():
+        if not Path(folder).is_dir():
+            problems.append(f"--claude-plugin {folder}: no such folder")
+        else:
+            claude_plugins.append(str(Path(folder).resolve()))
+    session_id = merged["claude_session_id"]
+    if session_id is None and (claude_settings or claude_plugins):
+        session_id = str(uuid.uuid4())
     model = merged["model"]
     if not model:
         problems.append("--model is required")
@@ -264,9 +290,13 @@ def _check_options(merged: dict[str, Any], problems: list[str]) -> RunOptions | 
         base_url=merged["base_url"],
         rules=str(Path(rules).resolve()) if rules is not None else None,
         claude_settings=tuple(claude_settings),
+        claude_plugins=tuple(claude_plugins),
+        claude_session_id=session_id,
         hooks=tuple(_absolute_spec(s) for s in merged["hooks"] or ()),
         tools=tuple(_absolute_spec(s) for s in merged["tools"] or ()),
-        toolset=chosen_toolset(merged["toolset"], claude_settings=bool(claude_settings)),
+        toolset=chosen_toolset(
+            merged["toolset"], claude_settings=bool(claude_settings or claude_plugins)
+        ),
         workdir=str(workdir.resolve()),
         system=merged["system"],
         max_requests=int(max_requests) if max_requests is not None else _DEFAULT_MAX_REQUESTS,
@@ -274,6 +304,16 @@ def _check_options(merged: dict[str, Any], problems: list[str]) -> RunOptions | 
         max_retries=int(max_retries) if max_retries is not None else None,
         mcp_config=tuple(mcp_config),
     )
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ClaudeRun:
+    """The Claude Code side of a run: the session its hooks read, and the
+    ``SessionStart``/``SessionEnd``/``Notification`` hooks the CLI runs around it."""
+
+    session: ClaudeSession
+    hooks: tuple[SessionHook, ...] = ()
 
 
 def _refused_hook_files(specs: Sequence[str]) -> tuple[str, ...]:
@@ -296,7 +336,7 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
     output: RunOutput,
     problems: list[str],
     resources: CommandResources,
-) -> tuple[RunOptions, LlmClient, Pod] | str | None:
+) -> tuple[RunOptions, LlmClient, Pod, ClaudeRun] | str | None:
     """Check every option and build the Pod; collect the problems (a missing key is
     returned on its own: it has its own exit code). The MCP servers are started last, in
     ``resources`` (which stop them), and only when every other option is good."""
@@ -320,6 +360,8 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
             problems.append(f"--model {options.model}: {exc}")
     permissions: PermissionHook | None = None
     configured: list[ConfiguredCommandHook] = []
+    transcript: ClaudeTranscript | None = None
+    claude_run = ClaudeRun(ClaudeSession())
     if options is not None:
         if options.rules is not None:
             try:  # one read of the file: its rules and its command hooks
@@ -330,11 +372,26 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
                 problems.extend(
                     f"--rules {options.rules}: {line}" for line in str(exc).splitlines()
                 )
-        for settings in options.claude_settings:
+        session, transcript = _claude_session(options)
+        if not (options.claude_settings or options.claude_plugins):
+            transcript = None
+        readers = [
+            (f"--claude-settings {path}", functools.partial(read_claude_settings, path))
+            for path in options.claude_settings
+        ] + [
+            (f"--claude-plugin {path}", functools.partial(read_claude_plugin, path))
+            for path in options.claude_plugins
+        ]
+        for given, read in readers:
             try:
-                configured += load_claude_settings(settings, project_dir=options.workdir)
+                claude = read(project_dir=options.workdir, session=session)
             except PodUsageError as exc:
-                problems.append(f"--claude-settings {settings}: {exc}")
+                problems.append(f"{given}: {exc}")
+                continue
+            configured += claude.hooks
+            claude_run = ClaudeRun(session, claude_run.hooks + claude.session_hooks)
+            if (warning := claude.warning()) is not None:
+                output.note(f"warning: {warning}")
     policy_hooks = _policy_commands(configured)
     user_hooks = HookRegistry().freeze()
     tools: list[Tool] = []
@@ -370,6 +427,19 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
         return None
     if missing_key is not None or client is None:
         return missing_key
+    built: list[Pod] = []
+    wrap: Callable[[HookPort], HookPort] | None = None
+    if transcript is not None:
+        kept = transcript
+
+        def history() -> tuple[Item, ...]:
+            return built[0].history if built else ()
+
+        def wrap_port(port: HookPort) -> HookPort:
+            return TranscriptPort(port, kept, history)
+
+        wrap = wrap_port
+
     try:  # the last step: every other option is good
         mcp_tools = resources.servers.start(mcp_servers)
     except McpServerError as exc:
@@ -385,11 +455,23 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
             system_prompt=options.system,
             trace=output.trace,
             telemetry=export.telemetry() if export is not None else None,
+            wrap_hooks=wrap,
         )
     except (PodUsageError, ValueError) as exc:  # e.g. two tools with one name
         problems.append(str(exc))
         return None
-    return options, client, pod
+    built.append(pod)
+    return options, client, pod, claude_run
+
+
+def _claude_session(options: RunOptions) -> tuple[ClaudeSession, ClaudeTranscript | None]:
+    """The session Claude Code hooks read, and the transcript the run keeps for them
+    (``WORKDIR/.pod/transcripts/SESSION_ID.jsonl``; none without Claude Code hooks)."""
+    if options.claude_session_id is None:
+        return ClaudeSession(), None
+    path = Path(options.workdir) / ".pod" / "transcripts" / f"{options.claude_session_id}.jsonl"
+    transcript = ClaudeTranscript(path, session_id=options.claude_session_id, cwd=options.workdir)
+    return ClaudeSession(options.claude_session_id, str(path)), transcript
 
 
 def _mcp_servers(configs: Sequence[str]) -> tuple[McpServer, ...] | list[str]:
@@ -416,7 +498,9 @@ def _built_in_tools(options: RunOptions | None) -> tuple[ToolsetName, list[Tool]
     """The run's ``--toolset`` and its tools, confined to its ``--workdir``."""
     if options is None:
         return "workspace", []
-    name = chosen_toolset(options.toolset, claude_settings=bool(options.claude_settings))
+    name = chosen_toolset(
+        options.toolset, claude_settings=bool(options.claude_settings or options.claude_plugins)
+    )
     return name, toolset(name, Path(options.workdir))
 
 

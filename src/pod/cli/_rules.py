@@ -21,7 +21,7 @@ from rich.markup import escape
 from llm_worker import Tool, UsageError
 
 from ..command._claude_code import claude_name, claude_output_schema, claude_stdin_schema
-from ..command._claude_code_settings import load_claude_settings
+from ..command._claude_code_settings import read_claude_settings
 from ..command._protocol import stdin_schema, stdout_schema
 from ..hooks import _events as events
 from ..hooks._errors import PodUsageError
@@ -103,14 +103,18 @@ def rules_command(args: argparse.Namespace, console: Console, errors: Console) -
     if permissions is not None:
         _checked(lambda: permissions.check_tools(tools), problems)
     hooks = [*(policy.hooks if policy else ())]
+    warnings: list[str] = []
     for settings in args.claude_settings:
         if (problem := _not_a_file(settings)) is not None:
             problems.append(f"{settings}: {problem}")
             continue
         loaded = _checked(
-            functools.partial(load_claude_settings, settings, project_dir=args.workdir), problems
+            functools.partial(read_claude_settings, settings, project_dir=args.workdir), problems
         )
-        hooks += loaded or []
+        if loaded is not None:
+            hooks += loaded.hooks
+            if (warning := loaded.warning()) is not None:
+                warnings.append(warning)
     if problems:  # every one at once, one line each
         if args.json:
             console.print_json(json.dumps({"ok": False, "error": problems[0], "errors": problems}))
@@ -118,6 +122,14 @@ def rules_command(args: argparse.Namespace, console: Console, errors: Console) -
             errors.print(f"[bold red]error:[/] {escape(problem)}")
         return EXIT_USAGE
     names = sorted(tool.name for tool in tools)
+    warnings += [
+        f"{configured.source}: matcher {configured.matcher!r} matches no tool of this run "
+        f"(tools: {', '.join(names)}); the hook never runs"
+        for configured in hooks
+        if configured.matcher is not None and not any(map(configured.hook.selects, names))
+    ]
+    for warning in warnings:
+        errors.print(f"[bold yellow]warning:[/] {escape(warning)}")
     rules = len(permissions.rules) if permissions else 0
     default = permissions.default if permissions else None
     checked = ", ".join(str(path) for path in [args.file, *args.claude_settings] if path)
@@ -129,6 +141,7 @@ def rules_command(args: argparse.Namespace, console: Console, errors: Console) -
             "rules": rules,
             "default": default,
             "hooks": [configured.source for configured in hooks],
+            "warnings": warnings,
             "tools": names,
         }
         console.print_json(json.dumps(summary))

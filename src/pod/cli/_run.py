@@ -13,22 +13,26 @@ one (stdin a terminal, no ``--no-input``); otherwise the run is saved for ``pod 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
 import logging
 import os
 import shlex
 import sys
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from llm_worker import (
+    Approve,
     ContextTooLongError,
     LlmClient,
     LlmClientError,
     Message,
     Paused,
+    Skip,
     SnapshotError,
     WorkerStateError,
 )
@@ -45,7 +49,7 @@ from ._decisions import (
     describe_pause,
 )
 from ._mcp import CommandResources
-from ._options import build_pod, merged_options
+from ._options import ClaudeRun, build_pod, merged_options
 from ._output import RunOutput, result_object
 from ._saved import (
     DEFAULT_RUNS_FOLDER,
@@ -77,10 +81,8 @@ EPILOG: Final = (
 
 RUN_DESCRIPTION: Final = (
     "Run PROMPT against a model (OpenAI Chat Completions or Anthropic Messages, or any "
-    "OpenAI-compatible server with --base-url). The model gets the built-in tools of "
-    "--toolset, confined to --workdir: Claude Code's Bash, Read, Write, Edit, Glob and Grep "
-    "(claude-code, the default with --claude-settings) or the read-only read_file and "
-    "list_files (workspace, the default otherwise); plus any --tools. The trace goes to "
+    "OpenAI-compatible server with --base-url). The model gets read-only tools "
+    "(read_file, list_files) confined to --workdir, plus any --tools. The trace goes to "
     "stderr, the answer to stdout. When a hook pauses, the pending calls are shown and you "
     "approve, skip or abort each; without a terminal (or with --no-input) the run is saved "
     "for `pod resume`."
@@ -111,8 +113,11 @@ class _Session:
     save_to: Path | None
     """Where to save whatever the outcome (``--save``, or the resumed file); else only on a
     pause without a prompt or Ctrl-C, to the default folder."""
+    claude: ClaudeRun
     resources: CommandResources
     """The event loop the run is driven in, its MCP servers and its span exporter."""
+    source: str = "startup"
+    """``SessionStart``'s ``source``: ``startup`` (``pod run``) or ``resume``."""
 
 
 def _built_or_exit_code(
@@ -123,7 +128,7 @@ def _built_or_exit_code(
     problems: list[str],
     *,
     resources: CommandResources,
-) -> tuple[RunOptions, LlmClient, Pod] | int:
+) -> tuple[RunOptions, LlmClient, Pod, ClaudeRun] | int:
     """The Pod the options (over ``saved``) build, or the exit code once every problem
     (with those already in ``problems``) is reported."""
     built = build_pod(args, merged_options(args, saved), output, problems, resources)
@@ -166,8 +171,10 @@ def run_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         built = _built_or_exit_code(args, parser, {}, output, [], resources=resources)
         if isinstance(built, int):
             return built
-        options, client, pod = built
-        session = _Session(args, options, client, pod, output, new_run_id(), args.save, resources)
+        options, client, pod, claude = built
+        session = _Session(
+            args, options, client, pod, output, new_run_id(), args.save, claude, resources
+        )
         prompt: str = args.prompt
         return _drive(session, lambda: pod.run(prompt), None)
 
@@ -221,13 +228,15 @@ def _resume_taken(
     )
     if isinstance(built, int):
         return built
-    options, client, pod = built
+    options, client, pod, claude = built
     try:
         pod.restore(saved.pod)
     except (PodUsageError, SnapshotError) as exc:
         return _usage_failure(parser, [f"{args.saved}: {exc}"], output)
     save_to = args.save or args.saved
-    session = _Session(args, options, client, pod, output, saved.run_id, save_to, resources)
+    session = _Session(
+        args, options, client, pod, output, saved.run_id, save_to, claude, resources, "resume"
+    )
     output.paused_by = saved.paused_by
     take()
     if paused is None:
@@ -276,9 +285,13 @@ def _drive(
     if start is None and not interactive:
         start = pod.resume  # nobody to ask: the hooks are asked again
     try:
+        _session_hooks(session, runner, "SessionStart", {"source": session.source})
         if start is not None:
-            result = runner.run(start())
+            result = _asked_hooks(session, runner, runner.run(start()))
+        elif result is not None:
+            result = _asked_hooks(session, runner, result)
         while isinstance(result, Paused) and interactive:
+            _waiting(session, runner, result)
             output.end_streamed_line()
             try:
                 asking = True
@@ -296,7 +309,7 @@ def _drive(
             if answer.end_run:  # a pause with no pending call: ends as a hook's Abort would
                 result = runner.run(pod.abort(USER_ABORT_REASON))
             else:
-                result = runner.run(pod.resume(answer.decisions))
+                result = _asked_hooks(session, runner, runner.run(pod.resume(answer.decisions)))
     except KeyboardInterrupt:
         if asking:
             output.note("")  # the prompt's line is left open
@@ -304,9 +317,82 @@ def _drive(
         code = _cancelled(session, result if still_paused and isinstance(result, Paused) else None)
         _close(session, before_closing=lambda: _exit_if_a_tool_thread_blocks(code))
         return code
+    if isinstance(result, Paused) and not interactive:
+        _waiting(session, runner, result)  # saved for a human to answer
+    _session_hooks(session, runner, "SessionEnd", {"reason": "other"})
     _close(session)
     assert result is not None
     return _report(session, result)
+
+
+def _asked_hooks(session: _Session, runner: asyncio.Runner, result: PodResult) -> PodResult:
+    """Claude Code's ``PermissionRequest``: at a pause for approval, each pending call is
+    put to the hooks first; what they allow is approved (by its digest), what they deny is
+    skipped, the rest waits for a human as before."""
+    while isinstance(result, Paused) and result.pending_calls:
+        decisions: dict[str, Approve | Skip] = {}
+        for call in result.pending_calls:
+            fields: dict[str, object] = {
+                "tool_name": call.tool_name,
+                "tool_input": _object_or_text(call.arguments),
+                "permission_suggestions": [],
+            }
+            for hook in session.claude.hooks:
+                if hook.event_name != "PermissionRequest" or not hook.selects(call.tool_name):
+                    continue
+                outcome = runner.run(hook.run(fields, session=session.claude.session))
+                if outcome.warning:
+                    session.output.note(f"warning: {outcome.warning}")
+                if outcome.behavior == "allow":
+                    decisions[call.call_id] = Approve(digest=call.digest)
+                elif outcome.behavior == "deny":
+                    reason = outcome.message or f"denied by PermissionRequest hook {hook.display}"
+                    decisions[call.call_id] = Skip(reason=reason)
+                if call.call_id in decisions:
+                    session.output.note(
+                        f"PermissionRequest hook `{hook.display}`: {outcome.behavior} "
+                        f"{call.call_id} ({call.tool_name})"
+                    )
+                    break
+        if not decisions:
+            break
+        result = runner.run(session.pod.resume(decisions))
+    return result
+
+
+def _object_or_text(arguments: str) -> object:
+    try:
+        return json.loads(arguments or "{}")
+    except ValueError:
+        return arguments
+
+
+def _waiting(session: _Session, runner: asyncio.Runner, paused: Paused) -> None:
+    """Claude Code's ``Notification``: the run waits for a human."""
+    kind = "permission_prompt" if paused.pending_calls else "idle_prompt"
+    fields = {"message": paused.reason or "the run waits for you", "notification_type": kind}
+    _session_hooks(session, runner, "Notification", fields, match=kind)
+
+
+def _session_hooks(
+    session: _Session,
+    runner: asyncio.Runner,
+    event_name: str,
+    fields: Mapping[str, object],
+    *,
+    match: str | None = None,
+) -> None:
+    """Run the Claude Code hooks of ``event_name`` in file order; what ``SessionStart``
+    prints is queued for the model, failures and ``systemMessage`` are one warning line."""
+    selected = next(iter(fields.values())) if match is None else match
+    for hook in session.claude.hooks:
+        if hook.event_name != event_name or not hook.selects(str(selected)):
+            continue
+        outcome = runner.run(hook.run(fields, session=session.claude.session))
+        if outcome.warning:
+            session.output.note(f"warning: {outcome.warning}")
+        if outcome.context:
+            session.pod.notify(outcome.context)
 
 
 def _close(session: _Session, *, before_closing: Callable[[], None] | None = None) -> None:

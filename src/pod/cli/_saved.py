@@ -67,6 +67,11 @@ class RunOptions(BaseModel, frozen=True, extra="forbid"):
     """The rules file; ``None``: no permission rules."""
     claude_settings: tuple[str, ...] = ()
     """Claude Code settings files whose ``hooks`` run (``--claude-settings``)."""
+    claude_plugins: tuple[str, ...] = ()
+    """Claude Code plugin folders whose ``hooks/hooks.json`` run (``--claude-plugin``)."""
+    claude_session_id: str | None = None
+    """The ``session_id`` Claude Code hooks read (one per run, kept across resumes; names
+    the run's transcript)."""
     hooks: tuple[str, ...]
     """``module:attr`` or ``/abs/file.py:attr`` specs, in the order they are asked."""
     tools: tuple[str, ...]

@@ -2,29 +2,34 @@
 
 A Claude Code hook script reads one JSON object on stdin and answers with its exit status and,
 optionally, JSON on stdout. This module builds what it reads and maps what it answers onto
-this project's decisions; the table is in ``docs/security.md``. In short:
+this project's decisions; the table is in ``docs/claude-code.md``. In short:
 
-- in: ``session_id``, ``transcript_path`` (always ``null``: hooks never see the history),
-  ``cwd``, ``permission_mode`` (``"default"``), ``hook_event_name``, plus per event
-  ``tool_name``/``tool_input``/``tool_use_id`` (``PreToolUse``), ``tool_response``
-  (``PostToolUse``: the tool's own structured response when a ``pod.toolsets`` tool recorded
-  one, such as ``Write``'s ``filePath``; otherwise the result's preview), ``prompt``
-  (``UserPromptSubmit``), ``stop_hook_active`` (``Stop``);
+- in: ``session_id`` and ``transcript_path`` (:class:`ClaudeSession`), ``cwd``,
+  ``permission_mode`` (``"default"``), ``hook_event_name``, plus per event
+  ``tool_name``/``tool_input``/``tool_use_id`` (``PreToolUse``, ``PostToolUse``),
+  ``tool_response`` (``PostToolUse``: the tool's own structured response when a
+  ``pod.toolsets`` tool recorded one, such as ``Write``'s ``filePath``), ``prompt``
+  (``UserPromptSubmit``),
+  ``stop_hook_active``/``last_assistant_message`` (``Stop``), ``trigger``/
+  ``custom_instructions`` (``PreCompact``);
 - out: exit 0 continues (stdout that is not a JSON object is ignored, as Claude Code shows it
   only in its transcript), exit 2 blocks with stderr as the reason, any other status fails the
-  hook; JSON ``continue: false``, ``decision: "block"`` and
-  ``hookSpecificOutput.permissionDecision`` (allow / deny / ask) map as the table says.
+  hook; JSON ``continue: false``, ``decision: "block"``, ``hookSpecificOutput``'s
+  ``permissionDecision`` (allow / deny / ask / defer), ``updatedInput`` (a ``Rewrite``) and
+  ``additionalContext`` (``PostToolUse``: ``Feedback``) map as the table says;
+  ``systemMessage`` is a warning line for the user.
 
-Unlike Claude Code, which fails open, everything that does not map to a decision legal for
-the event fails the hook (:class:`CommandHookError`), so the registration's failure policy
-applies: an unknown field, ``updatedInput`` (hooks cannot rewrite a call), a decision the
-event does not take, malformed JSON.
+Everything that does not map to a decision legal for the event fails the hook
+(:class:`CommandHookError`), so the registration's failure policy applies: an unknown field,
+a decision the event does not take, malformed JSON.
 """
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeAlias, TypeVar, cast, final
 
 import pydantic_core
@@ -33,13 +38,17 @@ from pydantic import BaseModel, Field, JsonValue, ValidationError
 from llm_worker import (
     Abort,
     Continue,
+    Feedback,
     Pause,
     PreCompactInfo,
     PromptSubmitInfo,
+    Rewrite,
     Skip,
     ToolCallSummary,
     ToolResultSummary,
     TurnEndInfo,
+    bounded,
+    visible,
 )
 
 from ..hooks import _events as events
@@ -50,17 +59,21 @@ from ._protocol import describe_validation
 
 __all__ = [
     "CLAUDE_CODE_EVENTS",
+    "DEFAULT_SESSION",
     "REQUEST_MODELS",
     "SESSION_ID",
     "ClaudeCodeOutput",
+    "ClaudeSession",
     "claude_name",
     "claude_output_schema",
     "claude_stdin_schema",
     "encode_claude_request",
+    "hears_of",
     "parse_claude_answer",
 ]
 
 DecisionT = TypeVar("DecisionT")
+_log = logging.getLogger("pod.hooks")
 
 CLAUDE_CODE_EVENTS: Final[Mapping[str, HookEvent[Any, Any]]] = {
     "PreToolUse": events.PRE_TOOL_CALL,
@@ -68,9 +81,12 @@ CLAUDE_CODE_EVENTS: Final[Mapping[str, HookEvent[Any, Any]]] = {
     "UserPromptSubmit": events.PROMPT_SUBMIT,
     "Stop": events.TURN_END,
     "PreCompact": events.PRE_COMPACT,
+    "PostToolUseFailure": events.POST_TOOL_CALL,
 }
-"""Claude Code's event names and the events they run on here."""
-_NAMES: Final = {event.name: name for name, event in CLAUDE_CODE_EVENTS.items()}
+"""Claude Code's event names and the events they run on here (``PostToolUse`` for the
+results that are not errors, ``PostToolUseFailure`` for those that are)."""
+_NAMES: Final = {event.name: name for name, event in reversed(list(CLAUDE_CODE_EVENTS.items()))}
+"""Each event's first Claude Code name (``POST_TOOL_CALL``: ``PostToolUse``)."""
 
 SESSION_ID: Final = str(uuid.uuid4())
 """The ``session_id`` scripts read: one per process (one ``pod run``)."""
@@ -81,18 +97,41 @@ _CONTINUE: Final = Continue()
 _PREVIEW: Final = 120
 
 
+def hears_of(info: BaseModel, name: str | None) -> bool:
+    """Whether a script of Claude Code's event ``name`` is asked about ``info``: a tool's
+    error result only at ``PostToolUseFailure``, its other results only at ``PostToolUse``."""
+    if isinstance(info, ToolResultSummary):
+        return info.is_error == (name == "PostToolUseFailure")
+    return True
+
+
 def claude_name(event: HookEvent[Any, Any]) -> str | None:
     """Claude Code's name for ``event``, or ``None`` if Claude Code has no such event."""
     return _NAMES.get(event.name)
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class ClaudeSession:
+    """What every script of one run reads the same: its ``session_id`` and
+    ``transcript_path`` (``pod run`` keeps both across ``pod resume``)."""
+
+    session_id: str = SESSION_ID
+    transcript_path: str | None = None
+    """A JSONL transcript in Claude Code's format that the run keeps up to date, or
+    ``None`` (``null``) when the run writes none."""
+
+
+DEFAULT_SESSION: Final = ClaudeSession()
 
 
 class _Request(BaseModel, frozen=True, extra="forbid"):
     """What every Claude Code script reads."""
 
     session_id: str
-    """One id per process (one ``pod run``)."""
-    transcript_path: None = None
-    """Always ``null``: hooks never see the history."""
+    """One id per run (kept across ``pod resume``)."""
+    transcript_path: str | None = None
+    """The run's JSONL transcript in Claude Code's format, or ``null`` if it writes none."""
     cwd: str
     """The folder the command runs in."""
     permission_mode: Literal["default"] = "default"
@@ -124,12 +163,29 @@ class PostToolUseRequest(_Request, frozen=True, extra="forbid"):
 
     hook_event_name: Literal["PostToolUse"] = "PostToolUse"
     tool_name: str
-    tool_input: None = None
-    """Always ``null``: the result summary does not carry the call's arguments."""
-    tool_response: _ToolResponse | dict[str, JsonValue]
+    tool_input: dict[str, JsonValue] | None
+    """The arguments the tool ran with, parsed (``null`` if they are not a JSON object)."""
+    tool_response: dict[str, JsonValue] | _ToolResponse
     """The structured response a ``pod.toolsets`` tool recorded for the call (Claude Code's
-    shape, e.g. ``Write``'s ``{"type", "filePath", ...}``), else the result's preview."""
+    shape, e.g. ``Write``'s ``{"type", "filePath", ...}``); else the tool's result itself
+    when it is a whole JSON object (as Claude Code's tools answer); else
+    ``{output, output_length, is_error}``."""
     tool_use_id: str
+
+
+@final
+class PostToolUseFailureRequest(_Request, frozen=True, extra="forbid"):
+    """Read by a ``PostToolUseFailure`` script (``POST_TOOL_CALL``, an error result)."""
+
+    hook_event_name: Literal["PostToolUseFailure"] = "PostToolUseFailure"
+    tool_name: str
+    tool_input: dict[str, JsonValue] | None
+    """The arguments the tool was called with, parsed (``null`` if not a JSON object)."""
+    tool_use_id: str
+    error: str
+    """The start of the error the model sees (at most ``PREVIEW_BYTES`` UTF-8 bytes)."""
+    is_interrupt: bool = False
+    """Always ``false``: a cancelled run asks no hooks."""
 
 
 @final
@@ -146,7 +202,10 @@ class StopRequest(_Request, frozen=True, extra="forbid"):
 
     hook_event_name: Literal["Stop"] = "Stop"
     stop_hook_active: bool = False
-    """Always ``false``: a blocked stop pauses the run, so a stop hook is never re-entered."""
+    """``true`` when a Stop hook's block is why the model is still going (a script that
+    blocks whenever it runs should let it stop then)."""
+    last_assistant_message: str = ""
+    """The start of the model's final answer (at most ``PREVIEW_BYTES`` UTF-8 bytes)."""
 
 
 @final
@@ -166,12 +225,36 @@ REQUEST_MODELS: Final[Mapping[str, type[_Request]]] = {
     "UserPromptSubmit": UserPromptSubmitRequest,
     "Stop": StopRequest,
     "PreCompact": PreCompactRequest,
+    "PostToolUseFailure": PostToolUseFailureRequest,
 }
 """What a script reads on stdin, per Claude Code event name."""
 
 
+def _tool_response(info: ToolResultSummary) -> dict[str, JsonValue] | _ToolResponse:
+    recorded = None if info.is_error else tool_response(info.call_id, info.tool_name)
+    if recorded is not None:
+        return recorded
+    whole = len(info.output_preview.encode("utf-8")) == info.output_length
+    if whole and info.output_preview.lstrip().startswith("{"):
+        try:  # at most PREVIEW_BYTES: a small parse
+            parsed: object = pydantic_core.from_json(info.output_preview, allow_inf_nan=False)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict):
+            return cast(dict[str, JsonValue], parsed)
+    return _ToolResponse(
+        output=info.output_preview, output_length=info.output_length, is_error=info.is_error
+    )
+
+
 def encode_claude_request(
-    event: HookEvent[Any, Any], info: BaseModel, *, cwd: str, command: str
+    event: HookEvent[Any, Any],
+    info: BaseModel,
+    *,
+    cwd: str,
+    command: str,
+    session: ClaudeSession = DEFAULT_SESSION,
+    name: str | None = None,
 ) -> bytes:
     """The JSON object a Claude Code script reads on stdin for ``info``.
 
@@ -179,7 +262,11 @@ def encode_claude_request(
         CommandHookError: a tool call's arguments are not a JSON object, so the script
             could not judge the call (fail closed).
     """
-    common: dict[str, Any] = {"session_id": SESSION_ID, "cwd": cwd}
+    common: dict[str, Any] = {
+        "session_id": session.session_id,
+        "transcript_path": session.transcript_path,
+        "cwd": cwd,
+    }
     request: _Request
     if isinstance(info, ToolCallSummary):
         arguments = info.parsed_arguments()
@@ -192,18 +279,30 @@ def encode_claude_request(
         request = PreToolUseRequest(
             **common, tool_name=info.tool_name, tool_input=arguments, tool_use_id=info.call_id
         )
-    elif isinstance(info, ToolResultSummary):
-        recorded = None if info.is_error else tool_response(info.call_id, info.tool_name)
-        response = recorded or _ToolResponse(
-            output=info.output_preview, output_length=info.output_length, is_error=info.is_error
+    elif isinstance(info, ToolResultSummary) and name == "PostToolUseFailure":
+        request = PostToolUseFailureRequest(
+            **common,
+            tool_name=info.tool_name,
+            tool_input=info.parsed_arguments(),
+            tool_use_id=info.call_id,
+            error=info.output_preview,
         )
+    elif isinstance(info, ToolResultSummary):
         request = PostToolUseRequest(
-            **common, tool_name=info.tool_name, tool_response=response, tool_use_id=info.call_id
+            **common,
+            tool_name=info.tool_name,
+            tool_input=info.parsed_arguments(),
+            tool_response=_tool_response(info),
+            tool_use_id=info.call_id,
         )
     elif isinstance(info, PromptSubmitInfo):
         request = UserPromptSubmitRequest(**common, prompt=info.input_text)
     elif isinstance(info, TurnEndInfo):
-        request = StopRequest(**common)
+        request = StopRequest(
+            **common,
+            stop_hook_active=info.continued > 0,
+            last_assistant_message=info.final_text_preview,
+        )
     elif isinstance(info, PreCompactInfo):
         request = PreCompactRequest(**common)
     else:  # pragma: no cover  # CommandHook only takes the events of CLAUDE_CODE_EVENTS
@@ -211,17 +310,22 @@ def encode_claude_request(
     return request.model_dump_json().encode("utf-8")
 
 
-def claude_stdin_schema(event: HookEvent[Any, Any]) -> dict[str, Any]:
-    """JSON Schema of what a Claude Code script reads on stdin at ``event``."""
-    return REQUEST_MODELS[_NAMES[event.name]].model_json_schema(mode="serialization")
+def claude_stdin_schema(event: HookEvent[Any, Any], name: str | None = None) -> dict[str, Any]:
+    """JSON Schema of what a Claude Code script reads on stdin at ``event`` (as Claude
+    Code's event ``name``; default the event's first name)."""
+    return REQUEST_MODELS[name or _NAMES[event.name]].model_json_schema(mode="serialization")
 
 
 @final
 class _Specific(BaseModel, frozen=True, extra="forbid", strict=True):
     hookEventName: str | None = None  # Claude Code's spelling
-    permissionDecision: Literal["allow", "deny", "ask"] | None = None
+    permissionDecision: Literal["allow", "deny", "ask", "defer"] | None = None
     permissionDecisionReason: str = ""
-    additionalContext: str | None = None  # not delivered: hooks cannot write
+    updatedInput: dict[str, JsonValue] | None = None
+    """``PreToolUse``: the arguments the call runs with instead (a ``Rewrite``)."""
+    additionalContext: str | None = None
+    """``PostToolUse``: told to the model with the result; ``UserPromptSubmit``: context
+    after the prompt (both ``Feedback``); elsewhere not delivered."""
 
 
 @final
@@ -233,22 +337,25 @@ class ClaudeCodeOutput(BaseModel, frozen=True, extra="forbid", strict=True):
     stopReason: str = ""
     suppressOutput: bool = False
     systemMessage: str = ""
+    """Shown to the user: a warning line on the ``pod.hooks`` logger (stderr in ``pod run``)."""
     decision: Literal["block", "approve"] | None = None
     """``block``: see the mapping table; ``approve`` (older ``PreToolUse`` spelling): allow."""
     reason: str = ""
     hookSpecificOutput: _Specific | None = None
 
 
-Decision: TypeAlias = Continue | Skip | Abort | Pause
+Decision: TypeAlias = Continue | Skip | Abort | Pause | Rewrite | Feedback
 
 
 def _blocked(event: HookEvent[Any, Any], reason: str) -> Decision:
-    """What blocking means at ``event``."""
+    """What blocking means at ``event`` (Claude Code's exit status 2 or ``decision: block``)."""
     if event is events.PRE_TOOL_CALL:
         return Skip(reason=reason)
     if event is events.PROMPT_SUBMIT:
         return Abort(reason=reason)
-    return Pause(reason=reason)  # PostToolUse, Stop, PreCompact: a human reads the reason
+    if event is events.POST_TOOL_CALL or event is events.TURN_END:
+        return Feedback(text=reason)  # the model is told, and goes on
+    return Pause(reason=reason)  # PreCompact: a human reads the reason
 
 
 def _stopped(event: HookEvent[Any, Any], reason: str) -> Decision:
@@ -260,7 +367,13 @@ def _stopped(event: HookEvent[Any, Any], reason: str) -> Decision:
 
 
 def parse_claude_answer(
-    event: HookEvent[Any, DecisionT], status: int, stdout: bytes, stderr: str, *, command: str
+    event: HookEvent[Any, DecisionT],
+    status: int,
+    stdout: bytes,
+    stderr: str,
+    *,
+    command: str,
+    name: str | None = None,
 ) -> DecisionT:
     """Map a Claude Code script's answer (exit status, stdout, stderr) onto a decision legal
     at ``event``.
@@ -272,13 +385,15 @@ def parse_claude_answer(
     def fail(problem: str) -> CommandHookError:
         return CommandHookError(command=command, problem=problem, stderr=stderr)
 
-    name = _NAMES[event.name]
+    name = name or _NAMES[event.name]
     if status == BLOCKING_EXIT:
         decision = _blocked(event, stderr or f"blocked by a {name} hook (exit status 2)")
     else:
         text = stdout.strip()
         if not text.startswith(b"{"):
-            return cast(DecisionT, _CONTINUE)  # plain text: Claude Code only shows it
+            if event is events.PROMPT_SUBMIT and text:  # Claude Code adds it as context
+                return cast(DecisionT, Feedback(text=text.decode("utf-8", "replace")))
+            return cast(DecisionT, _CONTINUE)  # plain text elsewhere: Claude Code only shows it
         try:
             value: object = pydantic_core.from_json(text, allow_inf_nan=False)
             output = ClaudeCodeOutput.model_validate(value)
@@ -287,6 +402,8 @@ def parse_claude_answer(
             raise fail(
                 f"printed an invalid Claude Code answer ({detail}): {text[:_PREVIEW]!r}"
             ) from None
+        if output.systemMessage:
+            _log.warning("%s: %s", command, visible(bounded(output.systemMessage)))
         decision = _decide(event, name, output, fail)
     if not isinstance(decision, event.decision_types):
         raise fail(f"answered {type(decision).__name__}, which {event.name.upper()} does not allow")
@@ -299,27 +416,51 @@ def _decide(
     output: ClaudeCodeOutput,
     fail: Any,
 ) -> Decision:
-    specific = output.hookSpecificOutput
-    if specific is not None and specific.hookEventName not in (None, name):
+    specific = output.hookSpecificOutput or _Specific()
+    if specific.hookEventName not in (None, name):
         raise fail(f"answered for {specific.hookEventName!r} while asked about {name!r}")
     if not output.continue_:
         return _stopped(event, output.stopReason or f"stopped by a {name} hook")
-    if specific is not None and specific.permissionDecision is not None:
-        if event is not events.PRE_TOOL_CALL:
-            raise fail(f"printed a permissionDecision, which only PreToolUse takes, at {name}")
-        reason = specific.permissionDecisionReason
-        match specific.permissionDecision:
-            case "deny":
-                return Skip(reason=reason or f"denied by a {name} hook")
-            case "ask":
-                return Pause(reason=reason or f"a {name} hook asks for confirmation")
-            case "allow":
-                return _CONTINUE
+    if event is not events.PRE_TOOL_CALL:
+        if specific.permissionDecision is not None or specific.updatedInput is not None:
+            field = "permissionDecision" if specific.permissionDecision else "updatedInput"
+            raise fail(f"printed {field}, which only PreToolUse takes, at {name}")
+        if output.decision == "approve":
+            raise fail(f'printed decision "approve", which only PreToolUse takes, at {name}')
+    if event is events.POST_TOOL_CALL:
+        told = [output.reason if output.decision == "block" else "", specific.additionalContext]
+        text = "\n".join(part for part in told if part)
+        if output.decision == "block" or text:
+            return Feedback(text=text or f"blocked by a {name} hook")
+        return _CONTINUE
+    if event is events.PRE_TOOL_CALL:
+        return _pre_tool_use(name, output, specific)
     if output.decision == "block":
         return _blocked(event, output.reason or f"blocked by a {name} hook")
-    if output.decision == "approve" and event is not events.PRE_TOOL_CALL:
-        raise fail(f'printed decision "approve", which only PreToolUse takes, at {name}')
+    if event is events.PROMPT_SUBMIT and specific.additionalContext:
+        return Feedback(text=specific.additionalContext)  # context for the prompt
     return _CONTINUE
+
+
+def _pre_tool_use(name: str, output: ClaudeCodeOutput, specific: _Specific) -> Decision:
+    reason = specific.permissionDecisionReason
+    then: Skip | Pause | None = None
+    match specific.permissionDecision:
+        case "deny":
+            return Skip(reason=reason or f"denied by a {name} hook")
+        case "ask":
+            then = Pause(reason=reason or f"a {name} hook asks for confirmation")
+        case "defer":
+            # Claude Code (headless): the call waits for its caller to resume the session.
+            then = Pause(reason=reason or f"deferred by a {name} hook")
+        case "allow" | None:
+            if output.decision == "block":
+                return Skip(reason=output.reason or f"blocked by a {name} hook")
+    if specific.updatedInput is not None:
+        return Rewrite.of(
+            specific.updatedInput, reason=reason or f"updatedInput of a {name} hook", then=then
+        )
+    return then if then is not None else _CONTINUE
 
 
 def claude_output_schema() -> dict[str, Any]:

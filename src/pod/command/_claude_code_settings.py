@@ -5,16 +5,32 @@
                            "hooks": [{"type": "command", "command": "./check.sh"}]}]}}
 ```
 
-Contract: every event name, matcher and hook entry is checked before anything runs; an
-event this runtime does not have, a hook ``type`` other than ``command``, an unknown key or a
-bad value refuses the whole file with a :class:`PodUsageError` naming the file and the JSON
-path of the entry (``hooks.PreToolUse[0].hooks[1]``). As in Claude Code: a ``command`` is a
-shell command (run with ``bash -c``, or ``sh -c`` when there is no bash), in the project
-folder, with ``CLAUDE_PROJECT_DIR`` set to it; ``timeout`` is in seconds (default 60); a
-``matcher`` of ``""`` or ``"*"`` (or none) matches every tool, anything else is a regular
-expression the whole tool name must match; matchers of events without tools are ignored.
-Unlike Claude Code, a failing hook fails closed: it is registered with ``on_error="abort"``.
-Only the ``hooks`` section is read (and ``disableAllHooks``): ``permissions`` are not.
+Contract: the file loads whole. An event of Claude Code's that has no counterpart here (or a
+name that is no Claude Code event) is kept out and reported: :attr:`ClaudeSettings.not_run`
+lists them all, and ``pod run`` and ``pod rules check`` print them in one line. Everything
+else is checked before anything runs: a handler ``type`` other than ``command`` and ``http``
+(``_claude_http``), an unknown
+key, a bad value or a matcher that is no regular expression refuses the file with a
+:class:`PodUsageError` naming the file and the JSON path of the entry
+(``hooks.PreToolUse[0].hooks[1]``).
+
+As in Claude Code: a ``command`` is a shell command (run with ``bash -c``, or ``sh -c`` when
+there is no bash), in the project folder, with ``CLAUDE_PROJECT_DIR`` set to it (and
+``CLAUDE_PLUGIN_ROOT`` for a plugin's ``hooks/hooks.json``); ``timeout`` is in seconds
+(default 600, 30 at ``UserPromptSubmit``). A matcher (:func:`claude_matcher`) of ``""`` or
+``"*"`` (or none) selects every tool; one of letters, digits, ``_``, ``-``, spaces, ``|`` and
+``,`` only is a list of exact names; anything else is a regular expression searched anywhere
+in the tool name (unanchored). Matchers of events without tools are ignored.
+
+``SessionStart``, ``SessionEnd``, ``Notification`` and ``PermissionRequest`` hooks, which no
+llm-pod event serves, are read into :attr:`ClaudeSettings.session_hooks` for ``pod run`` to
+run around the run (``_claude_session_hooks``).
+
+Failing hooks: a guard event's (``PreToolUse``, ``UserPromptSubmit``) fails closed (the
+run aborts, naming the command, its exit status and its stderr); an observe-only event's
+(``PostToolUse``, ``PostToolUseFailure``, ``Stop``, ``PreCompact``) is reported in one
+warning line and the run goes on. Only the ``hooks`` section is read (and
+``disableAllHooks``): ``permissions`` are not.
 """
 
 from __future__ import annotations
@@ -22,48 +38,143 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Literal, final
+from typing import Any, Final, Literal, final
 
 from pydantic import BaseModel, Field, JsonValue, TypeAdapter, ValidationError
 
 from ..hooks import _events as events
 from ..hooks._errors import PodUsageError
-from ._claude_code import CLAUDE_CODE_EVENTS
+from ..hooks._events import HookEvent
+from ..hooks._registry import FailurePolicy
+from ._claude_code import CLAUDE_CODE_EVENTS, DEFAULT_SESSION, ClaudeSession
+from ._claude_http import HTTP_DEFAULT_TIMEOUT, HttpHook, interpolated_headers
+from ._claude_session_hooks import SESSION_EVENTS, SessionHook
 from ._configured import ConfiguredCommandHook
 from ._hook import TOOL_EVENTS, CommandHook
 from ._protocol import describe_validation
 
-__all__ = ["CLAUDE_DEFAULT_TIMEOUT", "load_claude_settings"]
+__all__ = [
+    "ALL_CLAUDE_EVENTS",
+    "CLAUDE_DEFAULT_TIMEOUT",
+    "CLAUDE_PROMPT_TIMEOUT",
+    "ClaudeSettings",
+    "claude_matcher",
+    "load_claude_settings",
+    "read_claude_plugin",
+    "read_claude_settings",
+]
 
-CLAUDE_DEFAULT_TIMEOUT: Final = 60.0
+CLAUDE_DEFAULT_TIMEOUT: Final = 600.0
 """Claude Code's default timeout of a command hook, in seconds."""
+CLAUDE_PROMPT_TIMEOUT: Final = 30.0
+"""The default timeout of a ``UserPromptSubmit`` command hook, in seconds."""
+
+ALL_CLAUDE_EVENTS: Final = (
+    "SessionStart", "Setup", "SessionEnd", "UserPromptSubmit", "UserPromptExpansion",
+    "Stop", "StopFailure", "PreToolUse", "PermissionRequest", "PermissionDenied",
+    "PostToolUse", "PostToolUseFailure", "PostToolBatch", "SubagentStart", "SubagentStop",
+    "TaskCreated", "TaskCompleted", "TeammateIdle", "PreCompact", "PostCompact",
+    "Elicitation", "ElicitationResult", "WorktreeCreate", "WorktreeRemove", "Notification",
+    "ConfigChange", "InstructionsLoaded", "CwdChanged", "FileChanged", "DirectoryAdded",
+    "PreModelSwitch", "PostModelSwitch", "MessageDisplay",
+)  # fmt: skip
+"""Every event name of Claude Code's hooks reference (33); those of ``CLAUDE_CODE_EVENTS``
+run here, the others are reported as not run."""
+
+_GUARDS: Final[tuple[HookEvent[Any, Any], ...]] = (events.PRE_TOOL_CALL, events.PROMPT_SUBMIT)
+"""Events whose failing hook fails closed; the others' failures are one warning line."""
+_PLAIN_NAMES: Final = re.compile(r"[A-Za-z0-9_| ,-]+")
+_HANDLER_TYPES: Final = ("command", "http", "prompt", "agent", "mcp_tool")
+_RUN: Final = ("command", "http")
+
+
+def claude_matcher(matcher: str) -> str | None:
+    """Claude Code's tool ``matcher`` as a regular expression the whole tool name must
+    match; ``None`` for every tool (``""``, ``"*"``).
+
+    ``Edit|Write`` and ``Edit, Write`` are lists of exact names; ``^Notebook``,
+    ``mcp__memory__.*`` and ``mcp__.*__write`` are regular expressions found anywhere in the
+    name (``re.search``, as Claude Code tests a JavaScript ``RegExp``).
+
+    Raises:
+        PodUsageError: the matcher is neither a list of names nor a regular expression.
+    """
+    if matcher.strip() in ("", "*"):
+        return None
+    if _PLAIN_NAMES.fullmatch(matcher):
+        names = [name.strip() for name in re.split(r"[|,]", matcher)]
+        return "|".join(re.escape(name) for name in names if name)
+    try:
+        re.compile(matcher)
+    except re.error as exc:
+        raise PodUsageError(f"matcher {matcher!r} is not a regular expression: {exc}") from None
+    return f"(?s:.*?(?:{matcher}).*)"
 
 
 @final
 class _CommandEntry(BaseModel, frozen=True, extra="forbid", strict=True):
     type: Literal["command"]
     command: str = Field(min_length=1)
-    timeout: float = Field(default=CLAUDE_DEFAULT_TIMEOUT, gt=0, allow_inf_nan=False)
+    timeout: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     statusMessage: str = ""  # Claude Code's spelling; shown nowhere here
+
+
+@final
+class _HttpEntry(BaseModel, frozen=True, extra="forbid", strict=True):
+    type: Literal["http"]
+    url: str = Field(pattern=r"^https?://")
+    headers: dict[str, str] = Field(default_factory=dict[str, str])
+    allowedEnvVars: list[str] = Field(default_factory=list[str])  # Claude Code's spelling
+    timeout: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    statusMessage: str = ""
 
 
 @final
 class _MatcherGroup(BaseModel, frozen=True, extra="forbid", strict=True):
     matcher: str = ""
-    hooks: list[_CommandEntry]
+    hooks: list[JsonValue]
 
 
 _SETTINGS: Final = TypeAdapter(dict[str, JsonValue])
 
 
+@final
+@dataclass(frozen=True, slots=True)
+class ClaudeSettings:
+    """The hooks of one settings file, and the events of it that will not run."""
+
+    source: str
+    """The file, as given."""
+    hooks: tuple[ConfiguredCommandHook, ...]
+    """The hooks that run, in file order."""
+    session_hooks: tuple[SessionHook, ...]
+    """``SessionStart``, ``SessionEnd`` and ``Notification`` hooks, which ``pod run`` runs
+    itself around the run."""
+    not_run: tuple[str, ...]
+    """Event names of the file that have no counterpart here (file order, each once); an
+    unknown name is marked ``(not a Claude Code event)``."""
+
+    def warning(self) -> str | None:
+        """One line naming every event of the file that will not run (``None``: all run)."""
+        if not self.not_run:
+            return None
+        return (
+            f"{self.source}: these events will not run (no counterpart in llm-pod): "
+            f"{', '.join(self.not_run)}"
+        )
+
+
 def _matches_auto(matcher: str) -> bool:
     """Whether a ``PreCompact`` matcher selects automatic compaction (a bad regex selects
-    nothing; a matcher of a tool event that is not a regex is refused when the hook is made)."""
+    nothing)."""
     try:
-        return matcher in ("", "*") or re.fullmatch(matcher, "auto") is not None
-    except re.error:
+        pattern = claude_matcher(matcher)
+    except PodUsageError:
         return False
+    return pattern is None or re.fullmatch(pattern, "auto") is not None
 
 
 def _shell() -> str:
@@ -73,11 +184,26 @@ def _shell() -> str:
 def load_claude_settings(
     path: str | os.PathLike[str], *, project_dir: str | os.PathLike[str] = "."
 ) -> list[ConfiguredCommandHook]:
-    """Read the ``hooks`` section of a Claude Code settings file.
+    """The hooks of a Claude Code settings file that run here (see
+    :func:`read_claude_settings`, which also says which events will not run)."""
+    return list(read_claude_settings(path, project_dir=project_dir).hooks)
+
+
+def read_claude_settings(
+    path: str | os.PathLike[str],
+    *,
+    project_dir: str | os.PathLike[str] = ".",
+    env: Mapping[str, str] | None = None,
+    session: ClaudeSession = DEFAULT_SESSION,
+) -> ClaudeSettings:
+    """Read the ``hooks`` section of a Claude Code settings file (or a plugin's
+    ``hooks/hooks.json``).
 
     Args:
         path: the settings file (e.g. ``.claude/settings.json``).
         project_dir: the folder the commands run in and ``CLAUDE_PROJECT_DIR`` names.
+        env: more variables for every command (e.g. ``CLAUDE_PLUGIN_ROOT``).
+        session: the ``session_id`` and ``transcript_path`` the scripts read.
 
     Raises:
         PodUsageError: the file cannot be read, is not a JSON object, or declares a hook
@@ -86,7 +212,7 @@ def load_claude_settings(
     source = os.fspath(path)
 
     def fail(where: str, problem: str) -> PodUsageError:
-        return PodUsageError(f"{source}: {where}: {problem}")
+        return _fail(source, where, problem)
 
     try:
         settings = _SETTINGS.validate_json(Path(source).read_bytes())
@@ -97,50 +223,200 @@ def load_claude_settings(
             f"{source}: not a Claude Code settings file: {describe_validation(exc)}"
         ) from None
     if settings.get("disableAllHooks") is True:
-        return []
+        return ClaudeSettings(source, (), (), ())
     section = settings.get("hooks", {})
     if not isinstance(section, dict):
         raise fail("hooks", "must be an object keyed by event name")
     project = Path(project_dir).resolve()
     if not project.is_dir():
         raise PodUsageError(f"the project folder {project} of {source} is not a folder")
+    variables = {"CLAUDE_PROJECT_DIR": str(project), **(env or {})}
     configured: list[ConfiguredCommandHook] = []
+    session_hooks: list[SessionHook] = []
+    not_run: list[str] = []
     for name, groups in section.items():
-        event = CLAUDE_CODE_EVENTS.get(name)
-        if event is None:
-            raise fail(
-                f"hooks.{name}",
-                f"this runtime has no {name} event (it runs: {', '.join(CLAUDE_CODE_EVENTS)}); "
-                "remove it or keep it in another settings file",
-            )
         if not isinstance(groups, list):
             raise fail(f"hooks.{name}", "must be a list of {matcher, hooks} objects")
+        if name in SESSION_EVENTS:
+            for index, raw in enumerate(groups):
+                where = f"hooks.{name}[{index}]"
+                session_hooks += _session_group(name, source, where, raw, project, variables)
+            continue
+        event = CLAUDE_CODE_EVENTS.get(name)
+        if event is None:
+            known = name in ALL_CLAUDE_EVENTS
+            not_run.append(name if known else f"{name} (not a Claude Code event)")
+            continue
         for index, raw in enumerate(groups):
             where = f"hooks.{name}[{index}]"
+            configured += _group(
+                event,
+                source,
+                name=name,
+                where=where,
+                raw=raw,
+                project=project,
+                variables=variables,
+                session=session,
+            )
+    return ClaudeSettings(source, tuple(configured), tuple(session_hooks), tuple(not_run))
+
+
+def read_claude_plugin(
+    folder: str | os.PathLike[str],
+    *,
+    project_dir: str | os.PathLike[str] = ".",
+    session: ClaudeSession = DEFAULT_SESSION,
+) -> ClaudeSettings:
+    """Read a Claude Code plugin's hooks, ``FOLDER/hooks/hooks.json``: its commands run with
+    ``CLAUDE_PLUGIN_ROOT`` set to the folder (as absolute path) and ``CLAUDE_PROJECT_DIR``
+    to the project.
+
+    Raises:
+        PodUsageError: the folder is not a folder or has no ``hooks/hooks.json``, or the file
+            is refused as :func:`read_claude_settings` refuses one.
+    """
+    root = Path(folder).resolve()
+    if not root.is_dir():
+        raise PodUsageError(f"the Claude Code plugin folder {os.fspath(folder)} is not a folder")
+    hooks = root / "hooks" / "hooks.json"
+    if not hooks.is_file():
+        raise PodUsageError(f"the Claude Code plugin {root} has no hooks/hooks.json")
+    return read_claude_settings(
+        hooks, project_dir=project_dir, env={"CLAUDE_PLUGIN_ROOT": str(root)}, session=session
+    )
+
+
+def _entries(
+    source: str, where: str, raw: JsonValue
+) -> tuple[str, list[_CommandEntry | _HttpEntry]]:
+    """A group's matcher and its entries, each checked (a handler type that does not run
+    here refused by name)."""
+    try:
+        group = _MatcherGroup.model_validate(raw)
+    except ValidationError as exc:
+        raise _fail(source, where, describe_validation(exc)) from None
+    entries: list[_CommandEntry | _HttpEntry] = []
+    for number, raw_entry in enumerate(group.hooks):
+        at = f"{where}.hooks[{number}]"
+        kind = raw_entry.get("type") if isinstance(raw_entry, dict) else None
+        if isinstance(kind, str) and kind not in _RUN and kind in _HANDLER_TYPES:
+            raise _fail(
+                source,
+                at,
+                f'a "{kind}" hook cannot run here: llm-pod runs "command" and "http" hooks '
+                "only (remove it, or rewrite it as a command)",
+            )
+        model = _HttpEntry if kind == "http" else _CommandEntry
+        try:
+            entries.append(model.model_validate(raw_entry))
+        except ValidationError as exc:
+            raise _fail(source, at, describe_validation(exc)) from None
+    return group.matcher, entries
+
+
+def _session_group(  # noqa: PLR0917 (one group: its event, where it is, what it gets)
+    name: str,
+    source: str,
+    where: str,
+    raw: JsonValue,
+    project: Path,
+    variables: Mapping[str, str],
+) -> list[SessionHook]:
+    matcher, given = _entries(source, where, raw)
+    entries: list[_CommandEntry] = []
+    for number, entry in enumerate(given):
+        if isinstance(entry, _HttpEntry):
+            raise _fail(
+                source, f"{where}.hooks[{number}]", f'an "http" hook of {name} cannot run here'
+            )
+        entries.append(entry)
+    try:
+        pattern = claude_matcher(matcher)
+    except PodUsageError as exc:
+        raise _fail(source, where, str(exc)) from None
+    return [
+        SessionHook(
+            event_name=name,
+            argv=(_shell(), "-c", entry.command),
+            display=entry.command,
+            timeout=entry.timeout or CLAUDE_DEFAULT_TIMEOUT,
+            cwd=str(project),
+            env=dict(variables),
+            matcher=pattern,
+            source=f"{source}: {where}.hooks[{number}]",
+        )
+        for number, entry in enumerate(entries)
+    ]
+
+
+def _fail(source: str, where: str, problem: str) -> PodUsageError:
+    return PodUsageError(f"{source}: {where}: {problem}")
+
+
+def _group(
+    event: HookEvent[Any, Any],
+    source: str,
+    *,
+    name: str,
+    where: str,
+    raw: JsonValue,
+    project: Path,
+    variables: Mapping[str, str],
+    session: ClaudeSession,
+) -> list[ConfiguredCommandHook]:
+    """The hooks of one ``{matcher, hooks}`` object."""
+
+    def fail(at: str, problem: str) -> PodUsageError:
+        return _fail(source, at, problem)
+
+    group_matcher, entries = _entries(source, where, raw)
+    if event is events.PRE_COMPACT and not _matches_auto(group_matcher):
+        return []  # e.g. "manual": compaction here is always automatic
+    tool_event = any(event is tool for tool in TOOL_EVENTS)
+    matcher = None
+    if tool_event:
+        try:
+            matcher = claude_matcher(group_matcher)
+        except PodUsageError as exc:
+            raise fail(where, str(exc)) from None
+    on_error: FailurePolicy = "abort" if any(event is g for g in _GUARDS) else "ignore"
+    default_timeout = (
+        CLAUDE_PROMPT_TIMEOUT if event is events.PROMPT_SUBMIT else CLAUDE_DEFAULT_TIMEOUT
+    )
+    configured: list[ConfiguredCommandHook] = []
+    for number, entry in enumerate(entries):
+        at = f"{where}.hooks[{number}]"
+        hook: CommandHook[Any, Any] | HttpHook[Any, Any]
+        if isinstance(entry, _HttpEntry):
+            hook = HttpHook(
+                event,
+                entry.url,
+                headers=interpolated_headers(entry.headers, entry.allowedEnvVars),
+                timeout=entry.timeout or HTTP_DEFAULT_TIMEOUT,
+                cwd=str(project),
+                matcher=matcher,
+                session=session,
+                claude_event=name,
+            )
+        else:
             try:
-                group = _MatcherGroup.model_validate(raw)
-            except ValidationError as exc:
-                raise fail(where, describe_validation(exc)) from None
-            tool_event = any(event is tool for tool in TOOL_EVENTS)
-            matcher = group.matcher if tool_event and group.matcher not in ("", "*") else None
-            if event is events.PRE_COMPACT and not _matches_auto(group.matcher):
-                continue  # e.g. "manual": compaction here is always automatic
-            for number, entry in enumerate(group.hooks):
-                try:
-                    hook = CommandHook(
-                        event,
-                        [_shell(), "-c", entry.command],
-                        timeout=entry.timeout,
-                        cwd=project,
-                        env={"CLAUDE_PROJECT_DIR": str(project)},
-                        matcher=matcher,
-                        protocol="claude-code",
-                    )
-                except PodUsageError as exc:
-                    raise fail(f"{where}.hooks[{number}]", str(exc)) from None
-                configured.append(
-                    ConfiguredCommandHook(
-                        event, hook, "abort", f"{source}: {where}.hooks[{number}]"
-                    )
+                hook = CommandHook(
+                    event,
+                    [_shell(), "-c", entry.command],
+                    timeout=entry.timeout or default_timeout,
+                    cwd=project,
+                    env=variables,
+                    matcher=matcher,
+                    protocol="claude-code",
+                    session=session,
+                    display=entry.command,
+                    claude_event=name,
                 )
+            except PodUsageError as exc:
+                raise fail(at, str(exc)) from None
+        written = group_matcher if tool_event else None
+        configured.append(
+            ConfiguredCommandHook(event, hook, on_error, f"{source}: {at}", matcher=written)
+        )
     return configured

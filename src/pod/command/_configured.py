@@ -10,6 +10,7 @@ from typing import Any, final
 
 from ..hooks._events import HookEvent
 from ..hooks._registry import FailurePolicy, HookRegistry
+from ._claude_http import HttpHook
 from ._hook import CommandHook
 
 __all__ = ["ConfiguredCommandHook"]
@@ -21,11 +22,18 @@ class ConfiguredCommandHook:
     """A command hook read from configuration, with the policy to register it under."""
 
     event: HookEvent[Any, Any]
-    hook: CommandHook[Any, Any]
+    hook: CommandHook[Any, Any] | HttpHook[Any, Any]
+    """The hook (an ``HttpHook`` for a Claude Code ``type: "http"`` entry)."""
     on_error: FailurePolicy
     source: str
     """Where it was declared, e.g. ``hooks.toml: [[hook]] 2``."""
+    matcher: str | None = None
+    """The tool matcher as written (``None``: every tool, or an event without tools)."""
 
     def register(self, registry: HookRegistry) -> None:
         """Register the hook for its event under its failure policy."""
-        registry.on(self.event, self.hook, on_error=self.on_error)
+        hook = self.hook
+        if isinstance(hook, HttpHook):
+            registry.on(self.event, hook, on_error=self.on_error)
+        else:
+            registry.on(self.event, hook, on_error=self.on_error)

@@ -42,7 +42,16 @@ from ..hooks._base import Hook
 from ..hooks._errors import CommandHookError, PodUsageError
 from ..hooks._events import HookEvent, UnknownEventError
 from ..hooks._registry import reads_only_hook
-from ._claude_code import BLOCKING_EXIT, claude_name, encode_claude_request, parse_claude_answer
+from ._claude_code import (
+    BLOCKING_EXIT,
+    CLAUDE_CODE_EVENTS,
+    DEFAULT_SESSION,
+    ClaudeSession,
+    claude_name,
+    encode_claude_request,
+    hears_of,
+    parse_claude_answer,
+)
 from ._process import LineProcess, ProcessFailure, hook_environment, run_once
 from ._protocol import encode_request, parse_decision, tool_name_of
 
@@ -163,6 +172,9 @@ class CommandHook(Hook[InputT, DecisionT]):
         inherit_env: bool | Sequence[str] | None = None,
         matcher: str | None = None,
         protocol: CommandProtocol = "native",
+        session: ClaudeSession = DEFAULT_SESSION,
+        display: str | None = None,
+        claude_event: str | None = None,
     ) -> None:
         """Describe the command; nothing starts until the first event.
 
@@ -182,6 +194,14 @@ class CommandHook(Hook[InputT, DecisionT]):
             matcher: a regular expression the whole tool name must match for the command to
                 be asked (tool events only); other calls get the neutral decision.
             protocol: ``"native"`` or ``"claude-code"`` (per-call mode only).
+            session: the ``session_id`` and ``transcript_path`` a ``claude-code`` script
+                reads (default: one id per process, no transcript).
+            display: how failures name the command (default: the argv as a shell line; a
+                settings file's hook is named by its ``command`` as written).
+            claude_event: the Claude Code event a ``claude-code`` script is written for
+                (default: ``event``'s first name); ``PostToolUseFailure`` at
+                ``POST_TOOL_CALL`` is asked about error results only, ``PostToolUse``
+                about the others.
 
         Raises:
             UnknownEventError: ``event`` is not in the catalogue.
@@ -216,6 +236,12 @@ class CommandHook(Hook[InputT, DecisionT]):
                 raise CommandOptionError(
                     "protocol claude-code runs per call: drop mode persistent", option="mode"
                 )
+            claude_event = claude_event or claude_name(event)
+            if CLAUDE_CODE_EVENTS.get(str(claude_event)) is not event:
+                raise CommandOptionError(
+                    f"Claude Code's {claude_event} does not run at {event.name}",
+                    option="claude_event",
+                )
         self._matcher = None
         if matcher is not None:
             if not any(event is tool_event for tool_event in TOOL_EVENTS):
@@ -237,12 +263,19 @@ class CommandHook(Hook[InputT, DecisionT]):
         self._timeout = float(timeout)
         self._mode: CommandMode = mode
         self._protocol: CommandProtocol = protocol
+        self._session = session
+        self._claude_event = claude_event
         self._cwd = None if cwd is None else os.fspath(cwd)
         self._env = hook_environment(env, inherit_env)
-        self._display = shlex.join(self._argv)
+        self._display = shlex.join(self._argv) if display is None else display
         self._persistent: _PersistentState | None = None
         # The registry names a hook by its __qualname__: make failures name the command.
         self.__qualname__ = f"CommandHook({self._display})"
+
+    def selects(self, tool_name: str) -> bool:
+        """Whether a call of ``tool_name`` is put to the command (always, without a
+        matcher; ``pod rules check`` names a hook that selects no tool of the run)."""
+        return self._matcher is None or self._matcher.fullmatch(tool_name) is not None
 
     @property
     def event(self) -> HookEvent[InputT, DecisionT]:
@@ -295,9 +328,11 @@ class CommandHook(Hook[InputT, DecisionT]):
                     "register it for the event it was made for"
                 ),
             )
-        if self._matcher is not None and not self._matcher.fullmatch(tool_name_of(info)):
+        if not self.selects(tool_name_of(info)):
             return event.neutral
         if self._protocol == "claude-code":
+            if not hears_of(info, self._claude_event):
+                return event.neutral  # PostToolUse: successes; PostToolUseFailure: errors
             return await self._ask_claude_code(info)
         request = encode_request(event, info)
         try:
@@ -315,7 +350,14 @@ class CommandHook(Hook[InputT, DecisionT]):
 
     async def _ask_claude_code(self, info: InputT) -> DecisionT:
         cwd = self._cwd if self._cwd is not None else os.getcwd()
-        request = encode_claude_request(self._event, info, cwd=cwd, command=self._display)
+        request = encode_claude_request(
+            self._event,
+            info,
+            cwd=cwd,
+            command=self._display,
+            session=self._session,
+            name=self._claude_event,
+        )
         try:
             output, stderr, status = await run_once(
                 self._argv,
@@ -329,7 +371,9 @@ class CommandHook(Hook[InputT, DecisionT]):
             raise CommandHookError(
                 command=self._display, problem=failure.problem, stderr=failure.stderr
             ) from None
-        return parse_claude_answer(self._event, status, output, stderr, command=self._display)
+        return parse_claude_answer(
+            self._event, status, output, stderr, command=self._display, name=self._claude_event
+        )
 
     def _state(self) -> _PersistentState:
         loop = asyncio.get_running_loop()

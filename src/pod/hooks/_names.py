@@ -10,6 +10,8 @@ import sys
 import traceback
 from collections.abc import Callable
 
+from ._errors import CommandHookError
+
 __all__ = ["exception_text", "hook_name", "raised"]
 
 
@@ -32,6 +34,10 @@ def hook_name(fn: Callable[..., object]) -> str:
 def raised(fn: Callable[..., object], exc: BaseException) -> str:
     """``raised KeyError: 'b' at hooks.py:12``: the line is the innermost frame of the
     traceback in the file the hook is defined in (else the innermost frame of all)."""
+    if isinstance(exc, CommandHookError):
+        # The command's failure, named by its command, status and stderr: where in this
+        # package the error was raised tells its reader nothing.
+        return str(exc)
     frames = traceback.extract_tb(exc.__traceback__)
     home = _defining_file(fn)
     own = [frame for frame in frames if home is not None and frame.filename == home]

@@ -18,6 +18,7 @@ from llm_worker import (
     AbortInfo,
     Approve,
     Continue,
+    Feedback,
     HookPoint,
     Pause,
     PreRequestInfo,
@@ -55,10 +56,10 @@ DecisionT = TypeVar("DecisionT")
 class TracedDecision(BaseModel, frozen=True, extra="forbid"):
     """A decision as data: what it was, why, and which hook made it."""
 
-    kind: Literal["Continue", "Skip", "Abort", "Pause", "Rewrite", "observed"]
+    kind: Literal["Continue", "Skip", "Abort", "Pause", "Rewrite", "Feedback", "observed"]
     """The decision's class; ``observed`` for an observe-only event."""
     reason: str | None = None
-    """The reason it gave (``Skip``, ``Abort``, ``Pause``)."""
+    """The reason it gave (``Skip``, ``Abort``, ``Pause``; a ``Feedback``'s text)."""
     hook: str | None = None
     """The hook that decided, by its public name; ``None`` when every hook continued (or a
     person decided)."""
@@ -91,7 +92,7 @@ Tracer: TypeAlias = Callable[[TraceEvent], None]
 
 
 def traced_decision(
-    decision: Continue | Approve | Skip | Abort | Pause | Rewrite | None,
+    decision: Continue | Approve | Skip | Abort | Pause | Rewrite | Feedback | None,
     hook: str | None = None,
 ) -> TracedDecision:
     """A decision as the trace records it (``None``: an observe-only event; an ``Approve``
@@ -114,9 +115,13 @@ def traced_decision(
             return TracedDecision(kind="Abort", reason=reason, hook=hook)
         case Pause(reason=reason):
             return TracedDecision(kind="Pause", reason=reason or None, hook=hook)
+        case Feedback(text=text):
+            return TracedDecision(kind="Feedback", reason=text, hook=hook)
 
 
-def describe_decision(decision: Continue | Skip | Abort | Pause | Rewrite | None) -> str:
+def describe_decision(
+    decision: Continue | Skip | Abort | Pause | Rewrite | Feedback | None,
+) -> str:
     """Return a one-line description of a decision (``None`` for observe-only events)."""
     return traced_decision(decision).display()
 

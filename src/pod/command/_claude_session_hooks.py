@@ -1,0 +1,141 @@
+"""Claude Code hooks that no llm-pod event serves: ``SessionStart``, ``SessionEnd``,
+``Notification`` and ``PermissionRequest``. ``pod run`` and ``pod resume`` run them
+themselves: ``SessionStart`` before the run (``source`` ``startup`` or ``resume``),
+``Notification`` when the run waits for a human, ``PermissionRequest`` at a pause for
+approval (once per pending call), ``SessionEnd`` when the process is done with the run.
+
+What ``SessionStart`` prints (plain stdout or ``additionalContext``) is returned as text for
+the model, which the caller hands to ``Pod.notify``; a ``PermissionRequest`` answer is
+returned as ``allow``/``deny`` for the caller to turn into ``Approve``/``Skip``. A failing
+hook is a warning line naming its command, exit status and stderr; a failing
+``PermissionRequest`` hook also denies (a guard fails closed).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final, Literal, cast, final
+
+import pydantic_core
+
+from ._claude_code import BLOCKING_EXIT, ClaudeSession
+from ._process import ProcessFailure, hook_environment, run_once
+
+__all__ = ["SESSION_EVENTS", "SessionHook", "SessionHookOutcome"]
+
+SESSION_EVENTS: Final = ("SessionStart", "SessionEnd", "Notification", "PermissionRequest")
+"""The Claude Code events ``pod run`` runs around the run (``PermissionRequest``: at a
+pause for approval, once per pending call)."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class SessionHookOutcome:
+    """What one session hook gave: text for the model, or a warning for the user."""
+
+    context: str = ""
+    """``SessionStart``: its plain stdout or ``additionalContext`` (``""``: none)."""
+    warning: str = ""
+    """Why it failed, or its ``systemMessage`` (``""``: nothing to say)."""
+    behavior: Literal["allow", "deny"] | None = None
+    """``PermissionRequest``: the hook's ``decision.behavior`` (``deny`` too when it failed:
+    a guard fails closed); ``None``: no opinion, a human decides."""
+    message: str = ""
+    """``PermissionRequest``: why (``decision.message``, or the failure)."""
+
+
+@final
+@dataclass(frozen=True, slots=True)
+class SessionHook:
+    """One ``SessionStart``/``SessionEnd``/``Notification`` command of a settings file."""
+
+    event_name: str
+    argv: tuple[str, ...]
+    display: str
+    """The command as written (how warnings name it)."""
+    timeout: float
+    cwd: str
+    env: Mapping[str, str]
+    matcher: str | None
+    """A regular expression the whole ``source`` (``SessionStart``), ``reason``
+    (``SessionEnd``) or ``notification_type`` must match; ``None``: every one."""
+    source: str
+    """Where it was declared (``settings.json: hooks.SessionStart[0].hooks[0]``)."""
+
+    def selects(self, value: str) -> bool:
+        """Whether the hook runs for this source, reason or notification type."""
+        return self.matcher is None or re.fullmatch(self.matcher, value) is not None
+
+    async def run(
+        self, fields: Mapping[str, object], *, session: ClaudeSession
+    ) -> SessionHookOutcome:
+        """Run the command with Claude Code's common fields and ``fields`` on stdin."""
+        request = {
+            "session_id": session.session_id,
+            "transcript_path": session.transcript_path,
+            "cwd": self.cwd,
+            "permission_mode": "default",
+            "hook_event_name": self.event_name,
+            **fields,
+        }
+        try:
+            stdout, stderr, status = await run_once(
+                self.argv,
+                json.dumps(request).encode("utf-8"),
+                timeout=self.timeout,
+                cwd=self.cwd,
+                env=hook_environment(self.env),
+                exit_codes=frozenset({0, BLOCKING_EXIT}),
+            )
+        except ProcessFailure as failure:
+            detail = f"; stderr: {failure.stderr}" if failure.stderr else ""
+            problem = f"{self.event_name} hook `{self.display}` {failure.problem}{detail}"
+            return self._failed(problem)
+        if status == BLOCKING_EXIT:
+            if self.event_name == "PermissionRequest":  # exit 2 denies, stderr the reason
+                return SessionHookOutcome(behavior="deny", message=stderr or "denied by a hook")
+            return SessionHookOutcome(warning=f"{self.event_name} hook `{self.display}`: {stderr}")
+        return self._answer(stdout)
+
+    def _failed(self, problem: str) -> SessionHookOutcome:
+        if self.event_name == "PermissionRequest":  # a guard: fails closed
+            return SessionHookOutcome(warning=problem, behavior="deny", message=problem)
+        return SessionHookOutcome(warning=problem)
+
+    def _answer(self, stdout: bytes) -> SessionHookOutcome:
+        text = stdout.decode("utf-8", "replace").strip()
+        starting = self.event_name == "SessionStart"
+        if not text.startswith("{"):
+            return SessionHookOutcome(context=text if starting else "")
+        try:
+            answer: object = pydantic_core.from_json(text, allow_inf_nan=False)
+        except ValueError as exc:
+            return self._failed(
+                f"{self.event_name} hook `{self.display}` printed an invalid Claude "
+                f"Code answer ({exc}): {text[:120]!r}"
+            )
+        fields = cast(dict[str, object], answer) if isinstance(answer, dict) else {}
+        given = fields.get("hookSpecificOutput")
+        specific = cast(dict[str, object], given) if isinstance(given, dict) else {}
+        context = specific.get("additionalContext")
+        message = fields.get("systemMessage")
+        warning = f"{self.display}: {message}" if isinstance(message, str) and message else ""
+        decided = specific.get("decision")
+        if self.event_name == "PermissionRequest" and isinstance(decided, dict):
+            decision = cast(dict[str, object], decided)
+            behavior, why = decision.get("behavior"), decision.get("message")
+            if behavior not in ("allow", "deny"):
+                return self._failed(
+                    f"{self.event_name} hook `{self.display}` answered decision.behavior "
+                    f"{behavior!r} (allow or deny)"
+                )
+            return SessionHookOutcome(
+                warning=warning,
+                behavior="allow" if behavior == "allow" else "deny",
+                message=why if isinstance(why, str) else "",
+            )
+        shown = context if isinstance(context, str) and starting else ""
+        return SessionHookOutcome(context=shown, warning=warning)

@@ -1,0 +1,96 @@
+"""The Claude Code hooks ``pod run`` runs itself (``SessionStart``, ``SessionEnd``,
+``Notification``, ``PermissionRequest``): what each answer gives, and that a failing
+``PermissionRequest`` hook denies while a failing observer only warns."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pod.command._claude_code import ClaudeSession
+from pod.command._claude_session_hooks import SessionHook, SessionHookOutcome
+
+
+def hook(event_name: str, command: str, tmp_path: Path, timeout: float = 10) -> SessionHook:
+    shell = shutil.which("bash") or "/bin/sh"
+    return SessionHook(
+        event_name=event_name,
+        argv=(shell, "-c", command),
+        display=command,
+        timeout=timeout,
+        cwd=str(tmp_path),
+        env={},
+        matcher=None,
+        source="settings.json: hooks.X[0].hooks[0]",
+    )
+
+
+def answer(value: object) -> str:
+    return f"echo {json.dumps(json.dumps(value))}"
+
+
+@pytest.mark.parametrize(
+    ("event_name", "command", "outcome"),
+    [
+        ("SessionStart", "echo 'use French'", SessionHookOutcome(context="use French")),
+        (
+            "SessionStart",
+            answer({"hookSpecificOutput": {"additionalContext": "branch: main"}}),
+            SessionHookOutcome(context="branch: main"),
+        ),
+        ("SessionEnd", "echo 'bye'", SessionHookOutcome()),
+        (
+            "PermissionRequest",
+            answer({"hookSpecificOutput": {"decision": {"behavior": "allow"}}}),
+            SessionHookOutcome(behavior="allow"),
+        ),
+        (
+            "PermissionRequest",
+            answer({"hookSpecificOutput": {"decision": {"behavior": "deny", "message": "no"}}}),
+            SessionHookOutcome(behavior="deny", message="no"),
+        ),
+        (
+            "PermissionRequest",
+            "echo 'not now' >&2; exit 2",
+            SessionHookOutcome(behavior="deny", message="not now"),
+        ),
+        ("PermissionRequest", "true", SessionHookOutcome()),
+    ],
+)
+async def test_session_hook_answers(
+    tmp_path: Path, event_name: str, command: str, outcome: SessionHookOutcome
+) -> None:
+    assert await hook(event_name, command, tmp_path).run({}, session=ClaudeSession()) == outcome
+
+
+@pytest.mark.parametrize(
+    ("command", "problem"),
+    [
+        ("echo 'down' >&2; exit 1", "exited with status 1; stderr: down"),
+        ("echo '{nope'", "printed an invalid Claude Code answer"),
+        (
+            answer({"hookSpecificOutput": {"decision": {"behavior": "maybe"}}}),
+            "'maybe' (allow or deny)",
+        ),
+    ],
+)
+async def test_a_failing_permission_request_hook_denies_and_an_observer_only_warns(
+    tmp_path: Path, command: str, problem: str
+) -> None:
+    denied = await hook("PermissionRequest", command, tmp_path).run({}, session=ClaudeSession())
+    assert denied.behavior == "deny"
+    assert problem in denied.message
+    assert command in denied.warning
+    observed = await hook("Notification", command, tmp_path).run({}, session=ClaudeSession())
+    assert observed.behavior is None
+    if "maybe" not in problem:  # a Notification hook's decision is not read at all
+        assert problem in observed.warning
+
+
+async def test_a_slow_session_hook_times_out_with_a_warning(tmp_path: Path) -> None:
+    slow = hook("SessionEnd", "sleep 5", tmp_path, timeout=0.3)
+    outcome = await slow.run({"reason": "other"}, session=ClaudeSession())
+    assert outcome.warning == "SessionEnd hook `sleep 5` timed out after 0.3s"
