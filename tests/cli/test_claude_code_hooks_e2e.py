@@ -178,6 +178,9 @@ def run(
         f"--base-url={server.url}/v1",
         "--api-key=k",
         f"--tools={workspace / 'claude_tools.py'}:TOOLS",
+        # These recording Bash/Read/Write stand in for the claude-code toolset (tested on its
+        # own in tests/cli/test_claude_code_toolset.py): the workspace toolset has no such names.
+        "--toolset=workspace",
         f"--workdir={workspace}",
         "--max-retries=0",
         *options,
