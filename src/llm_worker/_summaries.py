@@ -14,7 +14,7 @@ live here together, and this module's ``__all__`` is re-exported by ``llm_worker
 
 from __future__ import annotations
 
-from typing import Any, Final, TypeAlias, final
+from typing import Any, Final, Literal, TypeAlias, final
 
 from pydantic import BaseModel, JsonValue
 
@@ -36,6 +36,8 @@ from ._hook_port import HookPoint, legal
 __all__ = [
     "ABORT_POINT",
     "HOOK_POINTS",
+    "OUTPUT_BYTES",
+    "OUTPUT_POINT",
     "POST_LLM_RESPONSE_POINT",
     "POST_TOOL_CALL_POINT",
     "PREVIEW_BYTES",
@@ -43,14 +45,22 @@ __all__ = [
     "PRE_LLM_REQUEST_POINT",
     "PRE_TOOL_CALL_POINT",
     "PROMPT_SUBMIT_POINT",
+    "RUN_END_POINT",
+    "RUN_START_POINT",
     "TURN_END_POINT",
     "AbortInfo",
+    "OutputDecision",
+    "OutputInfo",
     "PostLlmResponseInfo",
     "PostResponseDecision",
     "PreCompactDecision",
     "PreCompactInfo",
     "PreRequestInfo",
     "PromptSubmitInfo",
+    "RunEndInfo",
+    "RunOutcome",
+    "RunStartDecision",
+    "RunStartInfo",
     "ToolCallSummary",
     "ToolResultSummary",
     "TurnEndInfo",
@@ -58,6 +68,26 @@ __all__ = [
 
 PREVIEW_BYTES: Final = 512
 """Maximum UTF-8 length of every ``*_preview`` field; cuts fall on character boundaries."""
+
+OUTPUT_BYTES: Final = 65_536
+"""Maximum UTF-8 length of ``OutputInfo.text`` (64 KiB); the cut falls on a character boundary."""
+
+
+@final
+class RunStartInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
+    """A run is starting (``run(prompt)``), before its prompt is submitted."""
+
+    turn: int
+    """0-based index of the turn this run is (one turn per ``run``)."""
+    tool_names: tuple[str, ...]
+    """The names of the tools the model may call in this run, in registration order."""
+
+
+RunStartDecision: TypeAlias = Continue | Abort
+"""Legal at ``RUN_START``."""
+RUN_START_POINT: Final = HookPoint[RunStartInfo, RunStartDecision](
+    "run_start", RunStartInfo, legal(RunStartDecision), CONTINUE
+)
 
 
 @final
@@ -202,6 +232,27 @@ TURN_END_POINT: Final = HookPoint[TurnEndInfo, TurnEndDecision](
 
 
 @final
+class OutputInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
+    """The final answer is about to be returned (``Finished.text``); the turn's hooks let it
+    end."""
+
+    turn: int
+    """0-based index of the turn that is ending."""
+    text: str
+    """The answer, at most ``OUTPUT_BYTES`` UTF-8 bytes of it (a copy: the whole answer
+    when ``text_length`` is not larger)."""
+    text_length: int
+    """Length of the whole answer in UTF-8 bytes."""
+
+
+OutputDecision: TypeAlias = Continue | Abort
+"""Legal at ``OUTPUT``."""
+OUTPUT_POINT: Final = HookPoint[OutputInfo, OutputDecision](
+    "output", OutputInfo, legal(OutputDecision), CONTINUE
+)
+
+
+@final
 class AbortInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
     """The run is being aborted; observe only."""
 
@@ -212,6 +263,24 @@ class AbortInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings
 
 
 ABORT_POINT: Final = HookPoint[AbortInfo, None]("abort", AbortInfo, (), None)
+
+RunOutcome: TypeAlias = Literal["finished", "aborted", "limit_reached"]
+"""How a run ended: the ``kind`` of its result."""
+
+
+@final
+class RunEndInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
+    """The run ended; its result is about to be returned (observe only)."""
+
+    turn: int
+    """0-based index of the turn that ended."""
+    outcome: RunOutcome
+    """The ``kind`` of the result: ``finished``, ``aborted`` or ``limit_reached``."""
+    reason: str
+    """``Aborted.reason`` for an aborted run, ``""`` otherwise."""
+
+
+RUN_END_POINT: Final = HookPoint[RunEndInfo, None]("run_end", RunEndInfo, (), None)
 
 
 @final
@@ -238,6 +307,7 @@ PRE_COMPACT_POINT: Final = HookPoint[PreCompactInfo, PreCompactDecision](
 
 
 HOOK_POINTS: Final[tuple[HookPoint[Any, Any], ...]] = (
+    RUN_START_POINT,
     PROMPT_SUBMIT_POINT,
     PRE_COMPACT_POINT,
     PRE_LLM_REQUEST_POINT,
@@ -245,7 +315,9 @@ HOOK_POINTS: Final[tuple[HookPoint[Any, Any], ...]] = (
     PRE_TOOL_CALL_POINT,
     POST_TOOL_CALL_POINT,
     TURN_END_POINT,
+    OUTPUT_POINT,
     ABORT_POINT,
+    RUN_END_POINT,
 )
 """Every decision point, in the order a run meets them (``pod.events.CATALOGUE`` wraps each).
 

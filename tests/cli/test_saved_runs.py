@@ -148,10 +148,12 @@ def test_json_output_is_one_object_per_line_ending_with_the_result(
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     *trace, result = lines
     assert {line["type"] for line in trace} == {"trace"}
-    assert [t["actor"] for t in trace if t["source"] == "hooks"][:2] == [
+    assert [t["actor"] for t in trace if t["source"] == "hooks"][:3] == [
+        "RUN_START",
         "PROMPT_SUBMIT",
         "PRE_LLM_REQUEST",
     ]
+    assert [t["actor"] for t in trace if t["source"] == "hooks"][-2:] == ["OUTPUT", "RUN_END"]
     assert result == {
         "type": "result",
         "status": "finished",
