@@ -13,6 +13,10 @@ record becomes an llm-pod decision the engine validates and applies:
 - a transform of ``pre_tool_call``'s arguments: ``Rewrite``; a transform anywhere else is
   refused (``Abort`` naming the point): llm-pod's hooks never write to the context.
 
+``agent_startup``, ``output`` and ``agent_shutdown`` are emitted at ``RUN_START``, ``OUTPUT``
+and ``RUN_END``: once per run (``Pod.run``), since llm-pod has no session beyond a run.
+``agent_shutdown`` observes only (``RUN_END`` takes no decision): its verdict is recorded.
+
 The records are kept (``records``) and each one is also reported to ``on_record``.
 """
 
@@ -33,6 +37,8 @@ from agent_hooks import (
 from llm_worker import (
     Abort,
     Continue,
+    OutputDecision,
+    OutputInfo,
     PostLlmResponseInfo,
     PostResponseDecision,
     PostToolDecision,
@@ -42,7 +48,12 @@ from llm_worker import (
     PromptSubmitDecision,
     PromptSubmitInfo,
     Rewrite,
+    RunEndInfo,
+    RunOutcome,
+    RunStartDecision,
+    RunStartInfo,
     Skip,
+    StopReason,
     ToolCallSummary,
     ToolResultSummary,
 )
@@ -53,6 +64,22 @@ __all__ = ["FRAMEWORK", "AgentHooks"]
 
 FRAMEWORK: Final = "llm-pod"
 """``agent.framework`` in every context llm-pod builds."""
+
+_SHUTDOWN_REASONS: Final[dict[RunOutcome, str]] = {
+    "finished": "completed",
+    "aborted": "error",
+    "limit_reached": "error",
+}
+"""``summary.reason`` of ``agent_shutdown`` for each way a run ends."""
+
+_FINISH_REASONS: Final[dict[StopReason, str]] = {
+    "end_turn": "stop",
+    "tool_calls": "tool_calls",
+    "max_tokens": "length",
+    "refusal": "content_filter",
+    "other": "other",
+}
+"""``response.finish_reason`` for each of llm-pod's normalised stop reasons."""
 
 
 @final
@@ -107,6 +134,11 @@ class AgentHooks:
 
         register(self, registry)
 
+    async def agent_startup(self, start: RunStartInfo) -> RunStartDecision:
+        """``agent_startup``: the tools the run may call; a deny refuses the run."""
+        context = self._builder.agent_startup(tools_registered=list(start.tool_names))
+        return self._stop_or_continue(await self._emit(context), context, "agent_init")
+
     async def input(self, prompt: PromptSubmitInfo) -> PromptSubmitDecision:
         """``input``: the user's prompt before it enters the history."""
         context = self._builder.input(content=prompt.input_text, role="user")
@@ -123,7 +155,7 @@ class AgentHooks:
             model_id=self._model_id,
             content=reply.text_preview or None,
             tool_calls=[{"name": name} for name in reply.tool_names],
-            finish_reason=reply.stop_reason,
+            finish_reason=_FINISH_REASONS[reply.stop_reason],
         )
         return self._stop_or_continue(await self._emit(context), context, "response")
 
@@ -160,6 +192,22 @@ class AgentHooks:
         )
         return self._stop_or_continue(await self._emit(context), context, "tool_result")
 
+    async def output(self, output: OutputInfo) -> OutputDecision:
+        """``output``: the answer before it is returned; a deny withholds it (``Abort``).
+
+        An answer longer than ``OUTPUT_BYTES`` is shown cut, with ``truncated`` and its
+        whole ``length`` in bytes beside ``content``."""
+        extra: dict[str, Any] = {}
+        if len(output.text.encode()) < output.text_length:
+            extra = {"truncated": True, "length": output.text_length}
+        context = self._builder.output(content=output.text, **extra)
+        return self._stop_or_continue(await self._emit(context), context, "output.content")
+
+    async def agent_shutdown(self, end: RunEndInfo) -> None:
+        """``agent_shutdown``: how the run ended (observe only: the verdict is recorded)."""
+        self._arguments.clear()
+        await self._emit(self._builder.agent_shutdown(reason=_SHUTDOWN_REASONS[end.outcome]))
+
     async def _emit(self, context: AgentContext) -> InterceptionRecord:
         record = await self._emitter.emit_unchecked(context)
         if self._on_record is not None:
@@ -181,8 +229,10 @@ class AgentHooks:
 
 
 def _value(result: ToolResultSummary) -> object:
+    """The tool's text, or the JSON object or array it holds (whole, not a cut preview): a
+    tool's output is text, so ``"4"`` stays the string ``"4"``."""
     preview = result.output_preview
-    if len(preview.encode()) < result.output_length:
+    if len(preview.encode()) < result.output_length or not preview.lstrip().startswith(("{", "[")):
         return preview
     try:
         value: object = json.loads(preview)
