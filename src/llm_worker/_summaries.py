@@ -45,6 +45,7 @@ __all__ = [
     "PRE_LLM_REQUEST_POINT",
     "PRE_TOOL_CALL_POINT",
     "PROMPT_SUBMIT_POINT",
+    "RECENT_ITEMS",
     "RUN_END_POINT",
     "RUN_START_POINT",
     "TURN_END_POINT",
@@ -68,6 +69,9 @@ __all__ = [
 
 PREVIEW_BYTES: Final = 512
 """Maximum UTF-8 length of every ``*_preview`` field; cuts fall on character boundaries."""
+
+RECENT_ITEMS: Final = 16
+"""How many of the last history items ``PreRequestInfo.recent_items`` shows."""
 
 OUTPUT_BYTES: Final = 65_536
 """Maximum UTF-8 length of ``OutputInfo.text`` (64 KiB); the cut falls on a character boundary."""
@@ -120,6 +124,13 @@ class PreRequestInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docst
     input tokens when known, otherwise a local estimate (about 4 characters a token)."""
     tool_calls_this_turn: int
     """Tool calls the model has made so far in this turn."""
+    recent_items: tuple[tuple[str, str], ...] = ()
+    """The last items of the history that will be sent, oldest first: at most
+    ``RECENT_ITEMS`` (16) of them, each ``(kind, text)``. ``kind`` is a message's role
+    (``system``, ``user``, ``assistant``) or ``tool_call``, ``tool_result``, ``reasoning``,
+    ``summary``; ``text`` is cut to ``PREVIEW_BYTES`` UTF-8 bytes (a tool call's is its name,
+    a space and its arguments). A bounded view: older items are counted in ``item_count``
+    only."""
 
 
 PRE_LLM_REQUEST_POINT: Final = HookPoint[PreRequestInfo, PreRequestDecision](

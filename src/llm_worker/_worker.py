@@ -36,7 +36,7 @@ from ._errors import (
     UsageError,
     WorkerStateError,
 )
-from ._history import History
+from ._history import History, recent_items
 from ._hook_port import NO_HOOKS, HookPoint, HookPort, SelectiveHookPort
 from ._interceptor_chain import first_action, overrides
 from ._items import Item, Message, ToolCall
@@ -62,6 +62,7 @@ from ._summaries import (
     PRE_LLM_REQUEST_POINT,
     PREVIEW_BYTES,
     PROMPT_SUBMIT_POINT,
+    RECENT_ITEMS,
     RUN_END_POINT,
     RUN_START_POINT,
     TURN_END_POINT,
@@ -438,6 +439,7 @@ class Worker(Privileged):
                         item_count=len(history),
                         estimated_tokens=history.estimated_tokens(),
                         tool_calls_this_turn=state.tool_calls_this_turn,
+                        recent_items=recent_items(history, RECENT_ITEMS, PREVIEW_BYTES),
                     ),
                 )
                 if not isinstance(decision, Continue):

@@ -131,3 +131,29 @@ async def test_an_answer_over_output_bytes_is_shown_cut_with_its_whole_length() 
     assert seer.outputs == [
         {"content": "x" * OUTPUT_BYTES, "truncated": True, "length": OUTPUT_BYTES + 10}
     ]
+
+
+class SeesTheMessages:
+    def __init__(self) -> None:
+        self.messages: list[list[dict[str, Any]]] = []
+
+    def intercept(self, context: dict[str, Any]) -> Verdict:
+        if context["interception_point"] == "pre_model_call":
+            self.messages.append(context["messages"])
+        return Verdict.allow()
+
+
+async def test_pre_model_call_shows_the_requests_last_items_as_messages() -> None:
+    seer = SeesTheMessages()
+    pod = pod_with(seer, [])
+
+    await pod.run("fetch it")
+
+    assert seer.messages == [
+        [{"role": "user", "content": "fetch it"}],
+        [
+            {"role": "user", "content": "fetch it"},
+            {"role": "assistant", "content": 'fetch {"url": "http://internal/"}'},
+            {"role": "tool", "content": "fetched http://internal/"},
+        ],
+    ]

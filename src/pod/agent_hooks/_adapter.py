@@ -72,6 +72,14 @@ _SHUTDOWN_REASONS: Final[dict[RunOutcome, str]] = {
 }
 """``summary.reason`` of ``agent_shutdown`` for each way a run ends."""
 
+_ROLES: Final[dict[str, str]] = {
+    "tool_call": "assistant",
+    "tool_result": "tool",
+    "reasoning": "assistant",
+    "summary": "system",
+}
+"""A message's ``role`` for each kind of item that is not a message (messages keep theirs)."""
+
 _FINISH_REASONS: Final[dict[StopReason, str]] = {
     "end_turn": "stop",
     "tool_calls": "tool_calls",
@@ -145,8 +153,12 @@ class AgentHooks:
         return self._stop_or_continue(await self._emit(context), context, "input.content")
 
     async def pre_model_call(self, request: PreRequestInfo) -> PreRequestDecision:
-        """``pre_model_call``: llm-pod shows no messages to hooks, so ``messages`` is empty."""
-        context = self._builder.pre_model_call(model_id=self._model_id, messages=[])
+        """``pre_model_call``: ``messages`` are the request's last items as llm-pod shows them
+        to hooks (``PreRequestInfo.recent_items``: at most 16, each cut to 512 bytes)."""
+        messages = [
+            {"role": _ROLES.get(kind, kind), "content": text} for kind, text in request.recent_items
+        ]
+        context = self._builder.pre_model_call(model_id=self._model_id, messages=messages)
         return self._stop_or_continue(await self._emit(context), context, "messages")
 
     async def post_model_call(self, reply: PostLlmResponseInfo) -> PostResponseDecision:
