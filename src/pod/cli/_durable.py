@@ -273,15 +273,14 @@ def run_decision(answer: Answer) -> RunDecision:
     abort: str | None = None
     for call_id, decision in answer.decisions.items():
         match decision:
-            case Continue():
+            case Continue() | Approve():
+                # An Approve's digest was checked against the pause the run reports
+                # (decisions_from_arguments): the workflow itself does not check it.
                 approve.append(call_id)
             case Skip(reason=reason):
                 skip[call_id] = reason
             case Abort(reason=reason):
                 abort = reason
-            case Approve():
-                # The terminal prompt approves with Continue; a digest cannot be checked here.
-                raise PodUsageError("durable runs do not check approval digests yet")
             case _:
                 assert_never(decision)
     if abort is not None:  # the run ends at the abort: the other calls are not run
