@@ -33,6 +33,7 @@ from agent_hooks import (
     InterceptionEmitter,
     InterceptionRecord,
 )
+from agent_hooks.declaration import HostRegistry
 
 from llm_worker import (
     Abort,
@@ -130,6 +131,34 @@ class AgentHooks:
         self._on_record = on_record
         # The arguments each call runs with (after any transform), for its post_tool_call.
         self._arguments: dict[str, dict[str, Any]] = {}
+
+    @classmethod
+    def from_declaration(
+        cls,
+        document: dict[str, Any],
+        registry: HostRegistry,
+        *,
+        agent_id: str = "pod",
+        session_id: str | None = None,
+        model_id: str = "unknown",
+        on_record: Callable[[InterceptionRecord], None] | None = None,
+    ) -> AgentHooks:
+        """An adapter whose emitter is built from a host declaration document (§7.7) by the
+        SDK's loader, against ``registry`` (the interceptors, resolvers and providers the
+        document's bindings name).
+
+        Raises:
+            agent_hooks.DeclarationError: the loader refused the document (its
+                ``declaration_error:*`` code says why); nothing is built.
+        """
+        emitter = InterceptionEmitter.from_declaration_value(document, registry)
+        return cls(
+            emitter,
+            agent_id=agent_id,
+            session_id=session_id,
+            model_id=model_id,
+            on_record=on_record,
+        )
 
     @property
     def records(self) -> tuple[InterceptionRecord, ...]:
