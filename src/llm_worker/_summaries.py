@@ -152,6 +152,9 @@ class PostLlmResponseInfo(BaseModel, frozen=True, extra="forbid", use_attribute_
     """Number of tool calls in the reply (0: the turn is about to end)."""
     tool_names: tuple[str, ...]
     """The tool each call asks for, in call order (a name repeats for repeated calls)."""
+    tool_arguments: tuple[str, ...] = ()
+    """Each call's arguments as JSON text, in call order, as the model wrote them (what
+    ``ToolCallSummary.arguments`` will be unless an interceptor or a hook rewrites them)."""
     stop_reason: StopReason
     """Why the model stopped, normalised across providers (``max_tokens``: cut short)."""
     input_tokens: int | None

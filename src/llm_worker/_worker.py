@@ -467,6 +467,7 @@ class Worker(Privileged):
                 text_preview=utf8_prefix(response.text, PREVIEW_BYTES),
                 tool_call_count=len(calls),
                 tool_names=tuple(call.name for call in calls),
+                tool_arguments=tuple(call.arguments for call in calls),
                 stop_reason=response.stop_reason,
                 input_tokens=None if usage is None else usage.input_tokens,
                 output_tokens=None if usage is None else usage.output_tokens,

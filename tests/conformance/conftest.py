@@ -12,20 +12,12 @@ import pytest
 
 HARNESS: Final = "tests.conformance.harness:PodHarness"
 
-NO_CALL_ARGUMENTS: Final = (
-    "POST_LLM_RESPONSE shows hooks the names of the reply's tool calls, not their arguments, "
-    "so post_model_call's response.tool_calls carry no args: the integer the vector puts in "
-    "them is not in that emission's preimage (pre_tool_call, which has it, is the first to "
-    "refuse it)"
-)
 NO_WITHHELD_RESULT: Final = (
     "a deny at post_tool_call ends the run (Abort): a hook cannot withhold or replace a "
     "tool result, so the run cannot go on without it"
 )
 
 KNOWN_FAILURES: Final[dict[str, str]] = {
-    "AH-CTK-090": NO_CALL_ARGUMENTS,
-    "AH-CTK-091": NO_CALL_ARGUMENTS,
     "AH-CTK-100": NO_WITHHELD_RESULT,
 }
 """Vector id -> why llm-pod fails it."""

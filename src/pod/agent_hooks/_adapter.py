@@ -191,11 +191,15 @@ class AgentHooks:
         return self._stop_or_continue(await self._emit(context), context, "messages")
 
     async def post_model_call(self, reply: PostLlmResponseInfo) -> PostResponseDecision:
-        """``post_model_call``: the reply's text preview and the names of its tool calls."""
+        """``post_model_call``: the reply's text preview and its tool calls, each with its name
+        and its arguments (parsed; as text when they are not a JSON object)."""
         context = self._builder.post_model_call(
             model_id=self._model_id,
             content=reply.text_preview or None,
-            tool_calls=[{"name": name} for name in reply.tool_names],
+            tool_calls=[
+                {"name": name, "args": _arguments(text)}
+                for name, text in zip(reply.tool_names, reply.tool_arguments, strict=True)
+            ],
             finish_reason=_FINISH_REASONS[reply.stop_reason],
         )
         return self._stop_or_continue(await self._emit(context), context, "response")
@@ -267,6 +271,18 @@ class AgentHooks:
                 "llm-pod's context)"
             )
         return Continue()
+
+
+def _arguments(text: str) -> object:
+    """A reply's call arguments: the JSON object they hold (integers kept exact), or the
+    text as the model wrote it (blank text is ``{}``, as the tool is given it)."""
+    if not text.strip():
+        return {}
+    try:
+        parsed: object = json.loads(text)
+    except (ValueError, RecursionError):
+        return text
+    return parsed if isinstance(parsed, dict) else text
 
 
 def _value(result: ToolResultSummary) -> object:
