@@ -76,6 +76,7 @@ _INPUTS: Final[tuple[tuple[events.HookEvent[Any, Any], BaseModel], ...]] = (
             text_preview="",
             tool_call_count=1,
             tool_names=("read_file",),
+            tool_arguments=('{"path": "README.md"}',),
             stop_reason="tool_calls",
             input_tokens=100,
             output_tokens=20,

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable
+from itertools import zip_longest
 from typing import Any, Final, cast, final
 
 from agent_hooks import (
@@ -198,7 +199,8 @@ class AgentHooks:
             content=reply.text_preview or None,
             tool_calls=[
                 {"name": name, "args": _arguments(text)}
-                for name, text in zip(reply.tool_names, reply.tool_arguments, strict=True)
+                # A summary built without arguments (the field's default) gives each ``{}``.
+                for name, text in zip_longest(reply.tool_names, reply.tool_arguments, fillvalue="")
             ],
             finish_reason=_FINISH_REASONS[reply.stop_reason],
         )
