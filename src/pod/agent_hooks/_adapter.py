@@ -284,7 +284,9 @@ def _arguments(text: str) -> object:
         parsed: object = json.loads(text)
     except (ValueError, RecursionError):
         return text
-    return parsed if isinstance(parsed, dict) else text
+    if isinstance(parsed, dict):
+        return cast("dict[str, Any]", parsed)
+    return text
 
 
 def _value(result: ToolResultSummary) -> object:
