@@ -205,17 +205,16 @@ async def measure_agent_hooks(*, quick: bool = False) -> AgentHooksFigures:
             theirs.append(await _per_event(adapter, event, info, rounds))
         native[event.name] = sample(ours)
         agent[event.name] = sample(theirs)
-    with_view: dict[int, Sample] = {}
-    without_view: dict[int, Sample] = {}
-    for length in HISTORY_LENGTHS:
-        history = _history(length)
-        viewed: list[float] = []
-        bare: list[float] = []
-        for _ in range(repeats):
-            viewed.append(_time(lambda h=history: _summary(h, view=True), rounds * 10))
-            bare.append(_time(lambda h=history: _summary(h, view=False), rounds * 10))
-        with_view[length] = sample(viewed)
-        without_view[length] = sample(bare)
+    # The lengths take turns within each repeat, so a noisy moment is not charged to one.
+    histories = {length: _history(length) for length in HISTORY_LENGTHS}
+    viewed: dict[int, list[float]] = {length: [] for length in HISTORY_LENGTHS}
+    bare: dict[int, list[float]] = {length: [] for length in HISTORY_LENGTHS}
+    for _ in range(repeats * 2):
+        for length, history in histories.items():
+            viewed[length].append(_time(lambda h=history: _summary(h, view=True), rounds * 5))
+            bare[length].append(_time(lambda h=history: _summary(h, view=False), rounds * 5))
+    with_view = {length: sample(times) for length, times in viewed.items()}
+    without_view = {length: sample(times) for length, times in bare.items()}
     return AgentHooksFigures(native, agent, with_view, without_view)
 
 
