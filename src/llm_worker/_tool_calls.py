@@ -181,9 +181,14 @@ class ToolCalls:
                 turn=state.turn,
             ),
         )
+        if isinstance(decision, Skip):  # the result is withheld: the model gets the reason
+            result = error_result(
+                call_state.call, f"tool result withheld: {bounded(decision.reason)}"
+            )
+            call_state.result = result
         _append_result(history, call_state, result)
         match decision:
-            case Continue():
+            case Continue() | Skip():
                 return None
             case Abort():
                 return decision

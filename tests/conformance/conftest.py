@@ -12,14 +12,7 @@ import pytest
 
 HARNESS: Final = "tests.conformance.harness:PodHarness"
 
-NO_WITHHELD_RESULT: Final = (
-    "a deny at post_tool_call ends the run (Abort): a hook cannot withhold or replace a "
-    "tool result, so the run cannot go on without it"
-)
-
-KNOWN_FAILURES: Final[dict[str, str]] = {
-    "AH-CTK-100": NO_WITHHELD_RESULT,
-}
+KNOWN_FAILURES: Final[dict[str, str]] = {}
 """Vector id -> why llm-pod fails it."""
 
 

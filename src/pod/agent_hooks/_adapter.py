@@ -229,7 +229,8 @@ class AgentHooks:
 
     async def post_tool_call(self, result: ToolResultSummary) -> PostToolDecision:
         """``post_tool_call``: the result's preview (its JSON value when the preview is the
-        whole output and parses); a deny ends the run."""
+        whole output and parses); a deny withholds the result (``Skip``: the model gets the
+        reason in its place, the run goes on)."""
         context = self._builder.post_tool_call(
             call_id=result.call_id,
             name=result.tool_name,
@@ -237,7 +238,10 @@ class AgentHooks:
             value=_value(result),
             is_error=result.is_error,
         )
-        return self._stop_or_continue(await self._emit(context), context, "tool_result")
+        record = await self._emit(context)
+        if not record.proceeds:
+            return Skip(reason=_reason(record))
+        return self._stop_or_continue(record, context, "tool_result")
 
     async def output(self, output: OutputInfo) -> OutputDecision:
         """``output``: the answer before it is returned; a deny withholds it (``Abort``).
