@@ -20,6 +20,7 @@ from pod import (
     Rewrite,
     Skip,
     ToolCallSummary,
+    ToolResultSummary,
     TurnEndInfo,
     events,
     hook,
@@ -73,6 +74,10 @@ def pause_output(output: OutputInfo) -> Pause:
     return Pause(reason="OUTPUT cannot pause: TURN_END can")
 
 
+def withhold_result(result: ToolResultSummary) -> Skip:
+    return Skip(reason="the result holds a secret")
+
+
 def audit(end: RunEndInfo) -> None:
     return None
 
@@ -117,6 +122,10 @@ assert_type(
     registry.on(events.OUTPUT, withhold), Callable[[OutputInfo], Awaitable[Continue | Abort]]
 )
 assert_type(registry.on(events.RUN_END, audit), Callable[[RunEndInfo], None])
+assert_type(
+    registry.on(events.POST_TOOL_CALL, withhold_result),
+    Callable[[ToolResultSummary], Continue | Skip | Abort | Pause],
+)
 assert_type(declared, HookFunction[ToolCallSummary, Continue | Skip | Abort | Pause | Rewrite])
 registry.on(events.PRE_TOOL_CALL, DenyAll())
 registry.on(events.PRE_TOOL_CALL, declared)
