@@ -50,6 +50,13 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     write_json(raw_figures(loop, dispatch, payload, table), out / "results.json")
     console.print(f"raw figures: {out / 'results.json'}")
+    if importlib.util.find_spec("agent_hooks") is not None:  # needs the agent-hooks extra
+        from .agent_hooks import measure_agent_hooks, print_agent_hooks
+
+        console.print("AGENT-HOOKS interceptors and the messages view ...")
+        print_agent_hooks(asyncio.run(measure_agent_hooks(quick=arguments.quick)), console)
+    else:
+        console.print("AGENT-HOOKS: skipped (the agent-hooks extra is not installed)")
     if importlib.util.find_spec("dbos") is not None:  # the durable section needs the extra
         from .durable import measure_durable, print_durable
         from .durable_floor import measure_floor, print_floor

@@ -46,7 +46,11 @@ CONTINUE: Final = Continue()
 
 @final
 class Skip(BaseModel, frozen=True, extra="forbid"):
-    """Do not run this tool call; the model gets an error result carrying ``reason``."""
+    """Do not run this tool call; the model gets an error result carrying ``reason``.
+
+    At ``POST_TOOL_CALL``: the call ran, but its result does not enter the history; the
+    model gets an error result carrying ``reason`` in its place (``tool result withheld:``).
+    """
 
     decision: Literal["skip"] = "skip"
     reason: str
@@ -143,7 +147,7 @@ PreRequestDecision: TypeAlias = Continue | Abort | Pause
 """Legal at ``PRE_LLM_REQUEST``."""
 PreToolDecision: TypeAlias = Continue | Skip | Abort | Pause | Rewrite
 """Legal at ``PRE_TOOL_CALL``."""
-PostToolDecision: TypeAlias = Continue | Abort | Pause | Feedback
+PostToolDecision: TypeAlias = Continue | Skip | Abort | Pause | Feedback
 """Legal at ``POST_TOOL_CALL``."""
 TurnEndDecision: TypeAlias = Continue | Pause | Feedback
 """Legal at ``TURN_END``."""

@@ -17,8 +17,9 @@ from typing_extensions import override
 
 from ._items import Item, Message, Reasoning, Summary, ToolCall, ToolResult
 from ._privilege import Privileged
+from ._text import utf8_prefix
 
-__all__ = ["CHARS_PER_TOKEN", "History", "item_chars"]
+__all__ = ["CHARS_PER_TOKEN", "History", "item_chars", "recent_items"]
 
 CHARS_PER_TOKEN: Final = 4
 """Local estimate used until a provider reports real input tokens."""
@@ -37,6 +38,30 @@ _CHARS: Final[dict[type, Callable[[Item], int]]] = {
 def item_chars(item: Item) -> int:
     """Return the size of one item in characters, as the token estimate counts it."""
     return _CHARS[type(item)](item) + _ITEM_OVERHEAD
+
+
+def _view(item: Item, max_bytes: int) -> tuple[str, str]:
+    match item:
+        case Message(role=role, text=text):
+            return role, utf8_prefix(text, max_bytes)
+        case ToolCall(name=name, arguments=arguments):
+            return "tool_call", utf8_prefix(f"{name} {arguments}", max_bytes)
+        case ToolResult(content=content):
+            return "tool_result", utf8_prefix(content, max_bytes)
+        case Reasoning(text=text):
+            return "reasoning", utf8_prefix(text, max_bytes)
+        case Summary(text=text):
+            return "summary", utf8_prefix(text, max_bytes)
+
+
+def recent_items(history: list[Item], count: int, max_bytes: int) -> tuple[tuple[str, str], ...]:
+    """The last ``count`` items as ``(kind, text)`` pairs of new strings, oldest first.
+
+    ``kind`` is a message's role or the item's kind; ``text`` is cut to ``max_bytes`` UTF-8
+    bytes (a tool call's is its name and arguments). O(count): the history's length does not
+    matter.
+    """
+    return tuple(_view(item, max_bytes) for item in history[-count:]) if count > 0 else ()
 
 
 def _total(items: Iterable[Item]) -> int:

@@ -13,6 +13,7 @@ from typing import Final, Literal, Self, cast, final
 import pydantic_core
 from pydantic import BaseModel, ValidationError, model_validator
 
+from ._digest import call_digest
 from ._errors import SnapshotError
 from ._items import Item, ToolCall, ToolResult
 from ._run_state import CallState, RunState
@@ -56,6 +57,20 @@ class WorkerSnapshot(BaseModel, frozen=True, extra="forbid"):
     def _consistent(self) -> Self:
         self.check()
         return self
+
+    def pending_digests(self) -> dict[str, str]:
+        """By call id, the identity digest of each call the saved run waits on: what an
+        ``Approve`` must name when the restored Worker resumes (``PendingCall.digest``)."""
+        batch = self.state.batch
+        return {
+            c.call.call_id: call_digest(
+                turn=self.state.turn,
+                call_id=c.call.call_id,
+                tool_name=c.call.name,
+                arguments=c.call.arguments,
+            )
+            for c in ([] if batch is None else batch.undecided())
+        }
 
     def to_json(self) -> str:
         """Serialise to JSON text."""

@@ -14,7 +14,7 @@ live here together, and this module's ``__all__`` is re-exported by ``llm_worker
 
 from __future__ import annotations
 
-from typing import Any, Final, TypeAlias, final
+from typing import Any, Final, Literal, TypeAlias, final
 
 from pydantic import BaseModel, JsonValue
 
@@ -36,6 +36,8 @@ from ._hook_port import HookPoint, legal
 __all__ = [
     "ABORT_POINT",
     "HOOK_POINTS",
+    "OUTPUT_BYTES",
+    "OUTPUT_POINT",
     "POST_LLM_RESPONSE_POINT",
     "POST_TOOL_CALL_POINT",
     "PREVIEW_BYTES",
@@ -43,14 +45,23 @@ __all__ = [
     "PRE_LLM_REQUEST_POINT",
     "PRE_TOOL_CALL_POINT",
     "PROMPT_SUBMIT_POINT",
+    "RECENT_ITEMS",
+    "RUN_END_POINT",
+    "RUN_START_POINT",
     "TURN_END_POINT",
     "AbortInfo",
+    "OutputDecision",
+    "OutputInfo",
     "PostLlmResponseInfo",
     "PostResponseDecision",
     "PreCompactDecision",
     "PreCompactInfo",
     "PreRequestInfo",
     "PromptSubmitInfo",
+    "RunEndInfo",
+    "RunOutcome",
+    "RunStartDecision",
+    "RunStartInfo",
     "ToolCallSummary",
     "ToolResultSummary",
     "TurnEndInfo",
@@ -58,6 +69,29 @@ __all__ = [
 
 PREVIEW_BYTES: Final = 512
 """Maximum UTF-8 length of every ``*_preview`` field; cuts fall on character boundaries."""
+
+RECENT_ITEMS: Final = 16
+"""How many of the last history items ``PreRequestInfo.recent_items`` shows."""
+
+OUTPUT_BYTES: Final = 65_536
+"""Maximum UTF-8 length of ``OutputInfo.text`` (64 KiB); the cut falls on a character boundary."""
+
+
+@final
+class RunStartInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
+    """A run is starting (``run(prompt)``), before its prompt is submitted."""
+
+    turn: int
+    """0-based index of the turn this run is (one turn per ``run``)."""
+    tool_names: tuple[str, ...]
+    """The names of the tools the model may call in this run, in registration order."""
+
+
+RunStartDecision: TypeAlias = Continue | Abort
+"""Legal at ``RUN_START``."""
+RUN_START_POINT: Final = HookPoint[RunStartInfo, RunStartDecision](
+    "run_start", RunStartInfo, legal(RunStartDecision), CONTINUE
+)
 
 
 @final
@@ -90,6 +124,13 @@ class PreRequestInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docst
     input tokens when known, otherwise a local estimate (about 4 characters a token)."""
     tool_calls_this_turn: int
     """Tool calls the model has made so far in this turn."""
+    recent_items: tuple[tuple[str, str], ...] = ()
+    """The last items of the history that will be sent, oldest first: at most
+    ``RECENT_ITEMS`` (16) of them, each ``(kind, text)``. ``kind`` is a message's role
+    (``system``, ``user``, ``assistant``) or ``tool_call``, ``tool_result``, ``reasoning``,
+    ``summary``; ``text`` is cut to ``PREVIEW_BYTES`` UTF-8 bytes (a tool call's is its name,
+    a space and its arguments). A bounded view: older items are counted in ``item_count``
+    only."""
 
 
 PRE_LLM_REQUEST_POINT: Final = HookPoint[PreRequestInfo, PreRequestDecision](
@@ -111,6 +152,9 @@ class PostLlmResponseInfo(BaseModel, frozen=True, extra="forbid", use_attribute_
     """Number of tool calls in the reply (0: the turn is about to end)."""
     tool_names: tuple[str, ...]
     """The tool each call asks for, in call order (a name repeats for repeated calls)."""
+    tool_arguments: tuple[str, ...] = ()
+    """Each call's arguments as JSON text, in call order, as the model wrote them (what
+    ``ToolCallSummary.arguments`` will be unless an interceptor or a hook rewrites them)."""
     stop_reason: StopReason
     """Why the model stopped, normalised across providers (``max_tokens``: cut short)."""
     input_tokens: int | None
@@ -212,6 +256,27 @@ TURN_END_POINT: Final = HookPoint[TurnEndInfo, TurnEndDecision](
 
 
 @final
+class OutputInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
+    """The final answer is about to be returned (``Finished.text``); the turn's hooks let it
+    end."""
+
+    turn: int
+    """0-based index of the turn that is ending."""
+    text: str
+    """The answer, at most ``OUTPUT_BYTES`` UTF-8 bytes of it (a copy: the whole answer
+    when ``text_length`` is not larger)."""
+    text_length: int
+    """Length of the whole answer in UTF-8 bytes."""
+
+
+OutputDecision: TypeAlias = Continue | Abort
+"""Legal at ``OUTPUT``."""
+OUTPUT_POINT: Final = HookPoint[OutputInfo, OutputDecision](
+    "output", OutputInfo, legal(OutputDecision), CONTINUE
+)
+
+
+@final
 class AbortInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
     """The run is being aborted; observe only."""
 
@@ -222,6 +287,24 @@ class AbortInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings
 
 
 ABORT_POINT: Final = HookPoint[AbortInfo, None]("abort", AbortInfo, (), None)
+
+RunOutcome: TypeAlias = Literal["finished", "aborted", "limit_reached"]
+"""How a run ended: the ``kind`` of its result."""
+
+
+@final
+class RunEndInfo(BaseModel, frozen=True, extra="forbid", use_attribute_docstrings=True):
+    """The run ended; its result is about to be returned (observe only)."""
+
+    turn: int
+    """0-based index of the turn that ended."""
+    outcome: RunOutcome
+    """The ``kind`` of the result: ``finished``, ``aborted`` or ``limit_reached``."""
+    reason: str
+    """``Aborted.reason`` for an aborted run, ``""`` otherwise."""
+
+
+RUN_END_POINT: Final = HookPoint[RunEndInfo, None]("run_end", RunEndInfo, (), None)
 
 
 @final
@@ -248,6 +331,7 @@ PRE_COMPACT_POINT: Final = HookPoint[PreCompactInfo, PreCompactDecision](
 
 
 HOOK_POINTS: Final[tuple[HookPoint[Any, Any], ...]] = (
+    RUN_START_POINT,
     PROMPT_SUBMIT_POINT,
     PRE_COMPACT_POINT,
     PRE_LLM_REQUEST_POINT,
@@ -255,7 +339,9 @@ HOOK_POINTS: Final[tuple[HookPoint[Any, Any], ...]] = (
     PRE_TOOL_CALL_POINT,
     POST_TOOL_CALL_POINT,
     TURN_END_POINT,
+    OUTPUT_POINT,
     ABORT_POINT,
+    RUN_END_POINT,
 )
 """Every decision point, in the order a run meets them (``pod.events.CATALOGUE`` wraps each).
 

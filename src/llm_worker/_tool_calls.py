@@ -189,9 +189,14 @@ class ToolCalls:
                 call_id=result.call_id, name=result.name, content=content, is_error=result.is_error
             )
             call_state.result = result
+        elif isinstance(decision, Skip):  # the result is withheld: the model gets the reason
+            result = error_result(
+                call_state.call, f"tool result withheld: {bounded(decision.reason)}"
+            )
+            call_state.result = result
         _append_result(history, call_state, result)
         match decision:
-            case Continue() | Feedback():
+            case Continue() | Skip() | Feedback():
                 return None
             case Abort():
                 return decision

@@ -36,7 +36,7 @@ from ._errors import (
     UsageError,
     WorkerStateError,
 )
-from ._history import History
+from ._history import History, recent_items
 from ._hook_port import NO_HOOKS, HookPoint, HookPort, SelectiveHookPort
 from ._interceptor_chain import first_action, overrides
 from ._items import Item, Message, ToolCall
@@ -56,15 +56,24 @@ from ._snapshot import SNAPSHOT_VERSION, WorkerSnapshot
 from ._summaries import (
     ABORT_POINT,
     HOOK_POINTS,
+    OUTPUT_BYTES,
+    OUTPUT_POINT,
     POST_LLM_RESPONSE_POINT,
     PRE_LLM_REQUEST_POINT,
     PREVIEW_BYTES,
     PROMPT_SUBMIT_POINT,
+    RECENT_ITEMS,
+    RUN_END_POINT,
+    RUN_START_POINT,
     TURN_END_POINT,
     AbortInfo,
+    OutputInfo,
     PostLlmResponseInfo,
     PreRequestInfo,
     PromptSubmitInfo,
+    RunEndInfo,
+    RunOutcome,
+    RunStartInfo,
     TurnEndInfo,
 )
 from ._text import bounded, utf8_prefix
@@ -121,6 +130,7 @@ class Worker(Privileged):
                 raise UsageError(f"two tools are named {tool.name!r}")
             self._tools[tool.name] = PrivilegedTool.of(tool)
         self._tools_view: Mapping[str, PrivilegedTool] = MappingProxyType(dict(self._tools))
+        self._tool_names = tuple(self._tools)
         self._tool_definitions = tuple(ToolDefinition.of(t) for t in self._tools.values())
         self._interceptors = tuple(interceptors)
         # Only the methods an interceptor overrides are called: the base ones carry on.
@@ -303,22 +313,67 @@ class Worker(Privileged):
         """
         if self._state.status not in ("paused", "yielded"):
             raise WorkerStateError(f"nothing to abort: the Worker is {self._state.status}")
-        return await self._abort(reason, error=error)
+        aborted = await self._abort(reason, error=error)
+        failure = await self._run_ended("aborted", aborted.reason)
+        return aborted if failure is None else _then(aborted, failure)
 
     async def _guarded(self, work: Awaitable[WorkerResult]) -> WorkerResult:
         try:
-            return await work
+            result = await work
         except HookFailedError as exc:
-            return await self._abort(str(exc), error=exc)
+            result = await self._abort(str(exc), error=exc)
         except BaseException:
             # Cancellation or a bug: close what is open so the history stays well-formed.
             self._close_batch("not run: the run was cancelled")
             self._state.status = "idle"
             self._state.point = "idle"
             raise
+        return await self._ended(result)
+
+    async def _ended(self, result: WorkerResult) -> WorkerResult:
+        """Tell the ``RUN_END`` hooks of a result that ends the run (a pause does not).
+
+        A failing ``RUN_END`` hook is not passed over: an aborted run's reason says it, and a
+        finished run (or one at its limit) is ``Aborted`` instead, naming the hook."""
+        match result:
+            case Paused() | Yielded():
+                return result
+            case Aborted(reason=reason):
+                failure = await self._run_ended("aborted", reason)
+                return result if failure is None else _then(result, failure)
+            case Finished() | LimitReached():
+                failure = await self._run_ended(result.kind, "")
+                if failure is None:
+                    return result
+                return Aborted(
+                    reason=str(failure), turn=result.turn, error_type=type(failure).__name__
+                )
+            case _:
+                assert_never(result)
+
+    async def _run_ended(self, outcome: RunOutcome, reason: str) -> HookFailedError | None:
+        if RUN_END_POINT not in self._asked:
+            return None
+        info = RunEndInfo(turn=self._state.turn, outcome=outcome, reason=reason)
+        try:
+            await self._hooks.ask(RUN_END_POINT, info)
+        except HookFailedError as exc:
+            return exc
+        return None
 
     async def _submit(self, prompt: str) -> WorkerResult:
         state = self._state
+        if RUN_START_POINT in self._asked:
+            start = await self._hooks.ask(
+                RUN_START_POINT, RunStartInfo(turn=state.turn, tool_names=self._tool_names)
+            )
+            match start:
+                case Continue():
+                    pass
+                case Abort(reason=reason):
+                    return await self._abort(reason)
+                case _:
+                    assert_never(start)
         info = PromptInfo(message=Message(role="user", text=prompt))
         action: Continue | Abort | Feedback = (
             first_action(self._prompt_chain, info) if self._prompt_chain else CONTINUE
@@ -388,6 +443,7 @@ class Worker(Privileged):
                         item_count=len(history),
                         estimated_tokens=history.estimated_tokens(),
                         tool_calls_this_turn=state.tool_calls_this_turn,
+                        recent_items=recent_items(history, RECENT_ITEMS, PREVIEW_BYTES),
                     ),
                 )
                 if not isinstance(decision, Continue):
@@ -415,6 +471,7 @@ class Worker(Privileged):
                 text_preview=utf8_prefix(response.text, PREVIEW_BYTES),
                 tool_call_count=len(calls),
                 tool_names=tuple(call.name for call in calls),
+                tool_arguments=tuple(call.arguments for call in calls),
                 stop_reason=response.stop_reason,
                 input_tokens=None if usage is None else usage.input_tokens,
                 output_tokens=None if usage is None else usage.output_tokens,
@@ -473,6 +530,23 @@ class Worker(Privileged):
             if not isinstance(decision, Continue):
                 state.hooks_done = True  # if paused, resuming finishes the turn
                 return await self._act(decision, "turn_end")
+        if OUTPUT_POINT in self._asked:
+            text = state.final_text
+            output = await self._hooks.ask(
+                OUTPUT_POINT,
+                OutputInfo(
+                    turn=state.turn,
+                    text=utf8_prefix(text, OUTPUT_BYTES),
+                    text_length=len(text.encode()),
+                ),
+            )
+            match output:
+                case Continue():
+                    pass
+                case Abort(reason=reason):
+                    return await self._abort(reason)
+                case _:
+                    assert_never(output)
         state.status = "idle"
         state.point = "idle"
         return Finished(text=state.final_text, turn=state.turn)
@@ -541,3 +615,12 @@ class Worker(Privileged):
                 reason = f"{reason} (then {exc})"
         error_type = None if error is None else type(error).__name__
         return Aborted(reason=reason, turn=state.turn, error_type=error_type)
+
+
+def _then(aborted: Aborted, failure: HookFailedError) -> Aborted:
+    """``aborted`` with a failing ``RUN_END`` hook appended to its reason (as ``ABORT``'s)."""
+    return Aborted(
+        reason=f"{aborted.reason} (then {failure})",
+        turn=aborted.turn,
+        error_type=aborted.error_type,
+    )

@@ -8,7 +8,7 @@ import io
 import pytest
 from rich.console import Console
 
-from llm_worker import Abort, Continue, Paused, PendingCall, Skip
+from llm_worker import Abort, Approve, Continue, Paused, PendingCall, Skip
 from pod.cli._decisions import (
     Answer,
     add_decision_arguments,
@@ -85,3 +85,32 @@ def test_a_pause_without_calls_asks_continue_or_abort() -> None:
     assert answer == Answer(end_run=True)
     assert "continue or abort? abort (scripted)" in shown
     assert scripted(AT_TURN_END, "continue")[0] == Answer()
+
+
+SHOWN = Paused(
+    point="pre_tool_call",
+    reason="needs a human",
+    turn=0,
+    pending_calls=(
+        PendingCall(
+            call_id="c1", tool_name="shell", arguments='{"command": "ls"}', digest="jcs-sha256:a"
+        ),
+    ),
+)
+
+
+def test_the_prompt_and_approve_name_the_digest_of_the_call_that_was_shown() -> None:
+    console = Console(file=io.StringIO())
+    assert ask_decisions(SHOWN, decided_by=None, console=console, answers=["approve"]) == Answer(
+        {"c1": Approve(digest="jcs-sha256:a")}
+    )
+    assert decisions_from_arguments(parse("--approve=c1"), SHOWN) == Answer(
+        {"c1": Approve(digest="jcs-sha256:a")}
+    )
+    assert decisions_from_arguments(parse("--approve=c1=jcs-sha256:a"), SHOWN) == Answer(
+        {"c1": Approve(digest="jcs-sha256:a")}
+    )
+    assert decisions_from_arguments(parse("--approve=c1=jcs-sha256:b"), SHOWN) == [
+        "'c1' not approved: the approval names digest jcs-sha256:b, the pending call's is "
+        "jcs-sha256:a"
+    ]

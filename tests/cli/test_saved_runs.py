@@ -148,10 +148,12 @@ def test_json_output_is_one_object_per_line_ending_with_the_result(
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     *trace, result = lines
     assert {line["type"] for line in trace} == {"trace"}
-    assert [t["actor"] for t in trace if t["source"] == "hooks"][:2] == [
+    assert [t["actor"] for t in trace if t["source"] == "hooks"][:3] == [
+        "RUN_START",
         "PROMPT_SUBMIT",
         "PRE_LLM_REQUEST",
     ]
+    assert [t["actor"] for t in trace if t["source"] == "hooks"][-2:] == ["OUTPUT", "RUN_END"]
     assert result == {
         "type": "result",
         "status": "finished",
@@ -279,3 +281,72 @@ def test_resuming_with_other_tools_is_refused(
     assert "get_time" in last
     assert path.read_text() == before
     assert len(server.requests) == 1
+
+
+def replace_city(document: Any, old: str, new: str) -> None:
+    """Change a pending call's arguments in the saved snapshot, history and run state alike
+    (a consistent snapshot), leaving the saved pause, what the approver was shown, as it was."""
+    worker = document["pod"]["worker"]
+    for call in [
+        *(item for item in worker["history"] if item["kind"] == "tool_call"),
+        *(state["call"] for state in worker["state"]["batch"]["calls"]),
+    ]:
+        call["arguments"] = call["arguments"].replace(old, new)
+
+
+def test_an_approval_is_bound_to_the_digest_of_the_call_that_was_shown(
+    server: ReplayServer, project: Path, tmp_path: Path
+) -> None:
+    queue_weather_session(server)
+    paused = pod_command("run", PROMPT, *run_arguments(server, project), "--json", cwd=tmp_path)
+    assert paused.returncode == 5, paused.stderr
+    result = json.loads(paused.stdout.splitlines()[-1])
+    digests = {c["call_id"]: c["digest"] for c in result["pending_calls"]}
+    assert all(digest.startswith("jcs-sha256:") for digest in digests.values())
+    path = tmp_path / saved_path(paused.stderr)
+    saved_text = path.read_text()
+
+    # A digest that is not the pending call's: refused with both, before anything is taken.
+    wrong = "jcs-sha256:" + "0" * 64
+    refused = pod_command(
+        "resume", str(path), f"--approve=call_paris={wrong}", "--api-key=k", cwd=tmp_path
+    )
+    assert refused.returncode == 2, refused.stderr
+    assert (
+        f"'call_paris' not approved: the approval names digest {wrong}, the pending call's is "
+        f"{digests['call_paris']}"
+    ) in refused.stderr
+    assert path.read_text() == saved_text  # not taken, not changed
+
+    # The arguments changed after the approver saw them: refused with both digests.
+    document = json.loads(saved_text)
+    replace_city(document, "Paris", "Atlantis")
+    path.write_text(json.dumps(document))
+    changed = pod_command("resume", str(path), "--approve=call_paris", "--api-key=k", cwd=tmp_path)
+    assert changed.returncode == 2, changed.stderr
+    now = PodSnapshot.model_validate(document["pod"]).worker.pending_digests()["call_paris"]
+    assert now != digests["call_paris"]
+    assert (
+        f"'call_paris' not approved: it was shown with digest {digests['call_paris']}, the "
+        f"saved run's call is now {now}"
+    ) in changed.stderr
+    assert len(server.requests) == 1  # no tool ran, the model was not asked again
+
+    # Named with the digest it was shown with, the call runs, once.
+    path.write_text(saved_text)
+    approved = pod_command(
+        "resume",
+        str(path),
+        f"--approve=call_paris={digests['call_paris']}",
+        "--approve=call_tokyo",
+        "--api-key=k",
+        cwd=tmp_path,
+    )
+    assert approved.returncode == 0, approved.stderr
+    results = [i for i in history_of(path) if i["kind"] == "tool_result"]
+    assert [(r["call_id"], r["is_error"]) for r in results] == [
+        ("call_paris", False),
+        ("call_tokyo", False),
+    ]
+    again = pod_command("resume", str(path), "--approve=call_paris", "--api-key=k", cwd=tmp_path)
+    assert again.returncode == 2, again.stderr  # consumed: the saved run is not paused any more

@@ -12,33 +12,7 @@ import pytest
 
 HARNESS: Final = "tests.conformance.harness:PodHarness"
 
-NO_LIFECYCLE: Final = (
-    "llm-pod's catalogue has no agent_startup, output or agent_shutdown event: the vector "
-    "expects their interceptions (or a deny there to block the run)"
-)
-NO_MESSAGES: Final = (
-    "llm-pod shows hooks no messages at PRE_LLM_REQUEST (pre_model_call's messages are "
-    "empty), so a deny decided on the messages' content cannot happen"
-)
-NO_WITHHELD_RESULT: Final = (
-    "a deny at post_tool_call ends the run (Abort): a hook cannot withhold or replace a "
-    "tool result, so the run cannot go on without it"
-)
-
-KNOWN_FAILURES: Final[dict[str, str]] = {
-    "AH-CTK-001": NO_LIFECYCLE,
-    "AH-CTK-002": NO_LIFECYCLE,
-    "AH-CTK-003": NO_LIFECYCLE,
-    "AH-CTK-010": NO_LIFECYCLE,
-    "AH-CTK-011": NO_LIFECYCLE,
-    "AH-CTK-012": NO_LIFECYCLE,
-    "AH-CTK-022": NO_LIFECYCLE,
-    "AH-CTK-074": NO_LIFECYCLE,
-    "AH-CTK-096": NO_LIFECYCLE,
-    "AH-CTK-090": NO_MESSAGES,
-    "AH-CTK-091": NO_MESSAGES,
-    "AH-CTK-100": NO_WITHHELD_RESULT,
-}
+KNOWN_FAILURES: Final[dict[str, str]] = {}
 """Vector id -> why llm-pod fails it."""
 
 

@@ -14,8 +14,8 @@ Capabilities (§3.2), declared honestly:
 - not ``parallel_tool_calls``, ``streaming``, ``incremental_output``: hooks see a reply only
   once it is whole.
 - not ``multi_turn``: one vector is one ``Pod.run``.
-- not ``host_declaration``: ``AgentHooks`` takes a built emitter; loading a host declaration
-  document is the SDK's (``InterceptionEmitter.from_declaration_value``), not wired in here.
+- ``host_declaration``: ``AgentHooks.from_declaration`` builds the emitter from a host
+  declaration document with the SDK's loader (``setup_declared``).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from agent_hooks import (
 )
 from agent_hooks.ctk import Capability, RunRecord, Scenario, redact_paths
 from agent_hooks.ctk.harness import RunOutcome, ToolSpec
+from agent_hooks.declaration import HostRegistry
 from pydantic import JsonValue
 
 from llm_worker import (
@@ -49,7 +50,13 @@ from pod import HookRegistry, Pod
 from pod.agent_hooks import AgentHooks
 
 CAPABILITIES: frozenset[Capability] = frozenset(
-    {Capability.MODEL_CALLS, Capability.TOOL_CALLS, Capability.INT64_JSON, Capability.BIGINT_JSON}
+    {
+        Capability.MODEL_CALLS,
+        Capability.TOOL_CALLS,
+        Capability.INT64_JSON,
+        Capability.BIGINT_JSON,
+        Capability.HOST_DECLARATION,
+    }
 )
 
 
@@ -150,6 +157,16 @@ class PodHarness:
             tool_invocations=invocations,
             identities=[(r.input_identity, r.enforced_identity) for r in adapter.records],
             records=[r.to_wire() for r in adapter.records],
+        )
+
+    def setup_declared(
+        self, scenario: Scenario, document: dict[str, Any], registry: HostRegistry
+    ) -> None:
+        """A declaration vector: the emitter is the SDK loader's, through
+        ``AgentHooks.from_declaration``; a refusal propagates (the kit records it)."""
+        self._scenario = scenario
+        self._adapter = AgentHooks.from_declaration(
+            document, registry, agent_id="ctk-agent", model_id="mock"
         )
 
     def teardown(self) -> None:

@@ -8,11 +8,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from dbos import DBOSClient
 
-from llm_worker import Aborted, Continue, Finished, Paused, ToolResult
+from llm_worker import Aborted, ApprovalMismatchError, Continue, Finished, Paused, ToolResult
 from llm_worker.testing import assert_well_formed
 from pod import Pod
-from pod.durable import DurableRuns, RunOutcome
+from pod.durable import DurableRuns, RunDecision, RunOutcome
+from pod.durable._agent import DECISION_TOPIC
+from pod.durable._system import database_url
 from tests.cli.terminal import Terminal
 
 from . import app
@@ -179,3 +182,55 @@ def test_pod_approve_asks_in_a_terminal(sqlite_scene: Scene) -> None:
     )
     results = {i.call_id: i.content for i in outcome.history if isinstance(i, ToolResult)}
     assert results[PAUSED_CALL] == "tool call skipped: not now"
+
+
+WRONG_DIGEST = "jcs-sha256:" + "0" * 64
+
+
+async def test_an_approval_names_the_digest_it_was_shown_and_is_consumed_once(
+    sqlite_scene: Scene,
+) -> None:
+    _pause(sqlite_scene)
+    with DurableRuns(sqlite_scene.database) as runs:
+        paused = runs.get("run-a").paused
+        assert paused is not None
+        digest = paused.pending_calls[0].digest
+        assert digest.startswith("jcs-sha256:")
+        # Through the API: refused with both digests, nothing sent.
+        with pytest.raises(ApprovalMismatchError, match=f"{WRONG_DIGEST}.*{digest}"):
+            runs.approve(
+                "run-a", RunDecision(approve=(PAUSED_CALL,), digests={PAUSED_CALL: WRONG_DIGEST})
+            )
+    # Through pod approve: refused with both digests, nothing sent.
+    code, out, err = _pod(
+        sqlite_scene, "approve", "run-a", f"--approve={PAUSED_CALL}={WRONG_DIGEST}"
+    )
+    assert (code, out) == (2, "")
+    assert err == (
+        f"error: '{PAUSED_CALL}' not approved: the approval names digest {WRONG_DIGEST}, the "
+        f"pending call's is {digest}\n"
+    )
+    # A message that reached the run anyway (a stale or forged one) is refused there too, with
+    # both digests: the run goes on waiting, and takes the approval of the call it shows.
+    client = DBOSClient(system_database_url=database_url(sqlite_scene.database))
+    try:
+        stale = RunDecision(approve=(PAUSED_CALL,), digests={PAUSED_CALL: WRONG_DIGEST})
+        client.send("run-a", stale.model_dump(mode="json"), DECISION_TOPIC)
+    finally:
+        client.destroy()
+    code, out, err = _pod(sqlite_scene, "approve", "run-a", f"--approve={PAUSED_CALL}={digest}")
+    assert (code, err) == (0, ""), err
+    code, out, err = _pod(sqlite_scene, "approve", "run-a", f"--approve={PAUSED_CALL}")
+    assert (code, err) == (0, ""), err  # a second approval of the same pause, also sent
+
+    recovered = sqlite_scene.run(["-m", "tests.durable.app", "recover", "run-a"])
+    assert recovered.returncode == 0, recovered.stderr
+    assert (
+        f"refused an approval of another call than the pending one: {PAUSED_CALL} was shown as "
+        f"{WRONG_DIGEST}, the pending call is {digest}"
+    ) in recovered.stderr
+    outcome = RunOutcome.model_validate_json(recovered.stdout)
+    assert isinstance(outcome.result, Finished)
+    assert_well_formed(outcome.history)
+    # The approved call ran once; the second approval changed nothing.
+    assert counts(sqlite_scene.events(), "end ") == {f"a:{n}": 1 for n in range(app.STEPS)}

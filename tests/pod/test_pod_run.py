@@ -152,6 +152,7 @@ async def test_the_trace_reports_hook_decisions_and_interceptor_actions() -> Non
     pod_.notify("heads up")
     await pod_.run("go")
     assert [(e.source, e.actor) for e in trace] == [
+        ("hooks", "RUN_START"),
         ("hooks", "PROMPT_SUBMIT"),
         ("interceptor", "notification"),
         ("hooks", "PRE_LLM_REQUEST"),
@@ -162,11 +163,21 @@ async def test_the_trace_reports_hook_decisions_and_interceptor_actions() -> Non
         ("hooks", "PRE_LLM_REQUEST"),
         ("hooks", "POST_LLM_RESPONSE"),
         ("hooks", "TURN_END"),
+        ("hooks", "OUTPUT"),
+        ("hooks", "RUN_END"),
     ]
-    assert all(e.decision == "Continue" for e in trace if e.source == "hooks")
+    assert all(e.decision == "Continue" for e in trace[:-1] if e.source == "hooks")
+    assert trace[-1].decision == "observed"
+    assert [e.message for e in trace if e.actor in {"RUN_START", "OUTPUT", "RUN_END"}] == [
+        "turn 0: tools shell",
+        "turn 0: 2 bytes",
+        "turn 0: finished",
+    ]
+
     # An event without a message of its own is traced field by field.
     reply = next(e for e in trace if e.actor == "POST_LLM_RESPONSE")
-    assert 'tool_call_count=1, tool_names=["shell"], stop_reason="tool_calls"' in reply.message
+    assert 'tool_call_count=1, tool_names=["shell"], tool_arguments=["{' in reply.message
+    assert '..., stop_reason="tool_calls"' in reply.message  # each field cut to 80 characters
 
 
 def test_the_public_names_are_exported() -> None:

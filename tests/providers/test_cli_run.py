@@ -395,7 +395,9 @@ def test_a_cut_stream_does_not_glue_its_text_to_the_abort_line(
     lines = done.stdout.splitlines()
     [abort] = [line for line in lines if "aborted:" in line]
     assert abort.startswith("error: aborted: model request failed")
-    streamed = lines[lines.index(abort) - 2]  # the partial text, then the ABORT trace line
+    # the partial text, then the ABORT and RUN_END trace lines
+    streamed = lines[lines.index(abort) - 3]
+    assert lines[lines.index(abort) - 1].startswith("  hooks       RUN_END")
     assert streamed
     assert not streamed.startswith(("  hooks", "error"))
 

@@ -9,22 +9,28 @@ from typing import assert_type
 from llm_worker import (
     ABORT_POINT,
     NO_HOOKS,
+    OUTPUT_POINT,
     POST_LLM_RESPONSE_POINT,
     PRE_COMPACT_POINT,
     PRE_LLM_REQUEST_POINT,
     PRE_TOOL_CALL_POINT,
+    RUN_END_POINT,
+    RUN_START_POINT,
     TURN_END_POINT,
     Abort,
     AbortInfo,
     Continue,
     Feedback,
     HookPort,
+    OutputInfo,
     Pause,
     PostLlmResponseInfo,
     PreCompactInfo,
     PreRequestInfo,
     PreToolDecision,
     Rewrite,
+    RunEndInfo,
+    RunStartInfo,
     Skip,
     ToolCallSummary,
     TurnEndInfo,
@@ -40,6 +46,9 @@ async def engine_side(  # noqa: PLR0917  # one Input of each kind
     compact: PreCompactInfo,
     end: TurnEndInfo,
     abort: AbortInfo,
+    start: RunStartInfo,
+    output: OutputInfo,
+    ended: RunEndInfo,
 ) -> None:
     assert_type(
         await port.ask(PRE_TOOL_CALL_POINT, call), Continue | Skip | Abort | Pause | Rewrite
@@ -50,6 +59,9 @@ async def engine_side(  # noqa: PLR0917  # one Input of each kind
     assert_type(await port.ask(POST_LLM_RESPONSE_POINT, reply), Continue | Abort | Pause)
     assert_type(await port.ask(PRE_COMPACT_POINT, compact), Continue | Pause)
     assert_type(await port.ask(ABORT_POINT, abort), None)
+    assert_type(await port.ask(RUN_START_POINT, start), Continue | Abort)
+    assert_type(await port.ask(OUTPUT_POINT, output), Continue | Abort)
+    assert_type(await port.ask(RUN_END_POINT, ended), None)
     assert_type(await NO_HOOKS.ask(TURN_END_POINT, end), Continue | Pause | Feedback)
     frozen = HookRegistry().freeze()
     assert_type(await frozen.ask(events.PRE_TOOL_CALL.point, call), PreToolDecision)

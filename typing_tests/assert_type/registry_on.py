@@ -21,11 +21,12 @@ from pod import (
     Rewrite,
     Skip,
     ToolCallSummary,
+    ToolResultSummary,
     TurnEndInfo,
     events,
     hook,
 )
-from pod.events import PostLlmResponseInfo, PreCompactInfo
+from pod.events import OutputInfo, PostLlmResponseInfo, PreCompactInfo, RunEndInfo, RunStartInfo
 
 registry = HookRegistry()
 
@@ -56,6 +57,34 @@ async def before_compaction(info: PreCompactInfo) -> Pause:
 
 def abort_compaction(info: PreCompactInfo) -> Abort:
     return Abort(reason="PRE_COMPACT cannot abort")
+
+
+def refuse_start(start: RunStartInfo) -> Abort:
+    return Abort(reason="closed")
+
+
+def pause_start(start: RunStartInfo) -> Pause:
+    return Pause(reason="RUN_START cannot pause")
+
+
+async def withhold(output: OutputInfo) -> Continue | Abort:
+    return Continue()
+
+
+def pause_output(output: OutputInfo) -> Pause:
+    return Pause(reason="OUTPUT cannot pause: TURN_END can")
+
+
+def withhold_result(result: ToolResultSummary) -> Skip:
+    return Skip(reason="the result holds a secret")
+
+
+def audit(end: RunEndInfo) -> None:
+    return None
+
+
+def decide_end(end: RunEndInfo) -> Abort:
+    return Abort(reason="RUN_END observes only")
 
 
 def skip_reply(reply: PostLlmResponseInfo) -> Skip:
@@ -90,6 +119,15 @@ assert_type(
     registry.on(events.PRE_COMPACT, before_compaction),
     Callable[[PreCompactInfo], Awaitable[Continue | Pause]],
 )
+assert_type(registry.on(events.RUN_START, refuse_start), Callable[[RunStartInfo], Continue | Abort])
+assert_type(
+    registry.on(events.OUTPUT, withhold), Callable[[OutputInfo], Awaitable[Continue | Abort]]
+)
+assert_type(registry.on(events.RUN_END, audit), Callable[[RunEndInfo], None])
+assert_type(
+    registry.on(events.POST_TOOL_CALL, withhold_result),
+    Callable[[ToolResultSummary], Continue | Skip | Abort | Pause],
+)
 assert_type(declared, HookFunction[ToolCallSummary, Continue | Skip | Abort | Pause | Rewrite])
 registry.on(events.PRE_TOOL_CALL, DenyAll())
 registry.on(events.PRE_TOOL_CALL, declared)
@@ -104,3 +142,7 @@ registry.on(events.PRE_TOOL_CALL, review)  # type: ignore[arg-type]  # pyright: 
 registry.on(events.POST_LLM_RESPONSE, skip_reply)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType, reportCallIssue]
 registry.on(events.POST_LLM_RESPONSE, guard)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType, reportCallIssue]
 registry.on(events.PRE_COMPACT, abort_compaction)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType, reportCallIssue]
+registry.on(events.RUN_START, pause_start)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType, reportCallIssue]
+registry.on(events.OUTPUT, pause_output)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType, reportCallIssue]
+registry.on(events.RUN_END, decide_end)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType, reportCallIssue]
+registry.on(events.OUTPUT, on_prompt)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType, reportCallIssue]

@@ -7,6 +7,8 @@ hook code.
 from __future__ import annotations
 
 from llm_worker import (
+    OutputDecision,
+    OutputInfo,
     PostLlmResponseInfo,
     PostResponseDecision,
     PostToolDecision,
@@ -15,6 +17,9 @@ from llm_worker import (
     PreToolDecision,
     PromptSubmitDecision,
     PromptSubmitInfo,
+    RunEndInfo,
+    RunStartDecision,
+    RunStartInfo,
     ToolCallSummary,
     ToolResultSummary,
 )
@@ -29,11 +34,24 @@ __all__ = ["register"]
 
 def register(adapter: AgentHooks, registry: HookRegistry) -> None:
     """Register ``adapter`` at every llm-pod event that has an AGENT-HOOKS point."""
+    registry.on(events.RUN_START, _AgentStartup(adapter))
     registry.on(events.PROMPT_SUBMIT, _Input(adapter))
     registry.on(events.PRE_LLM_REQUEST, _PreModelCall(adapter))
     registry.on(events.POST_LLM_RESPONSE, _PostModelCall(adapter))
     registry.on(events.PRE_TOOL_CALL, _PreToolCall(adapter))
     registry.on(events.POST_TOOL_CALL, _PostToolCall(adapter))
+    registry.on(events.OUTPUT, _Output(adapter))
+    registry.on(events.RUN_END, _AgentShutdown(adapter))
+
+
+class _AgentStartup(Hook[RunStartInfo, RunStartDecision]):
+    """llm-pod's own hook class asking the emitter at ``agent_startup``."""
+
+    def __init__(self, adapter: AgentHooks) -> None:
+        self._adapter = adapter
+
+    async def __call__(self, info: RunStartInfo) -> RunStartDecision:
+        return await self._adapter.agent_startup(info)
 
 
 class _Input(Hook[PromptSubmitInfo, PromptSubmitDecision]):
@@ -84,3 +102,23 @@ class _PostToolCall(Hook[ToolResultSummary, PostToolDecision]):
 
     async def __call__(self, info: ToolResultSummary) -> PostToolDecision:
         return await self._adapter.post_tool_call(info)
+
+
+class _Output(Hook[OutputInfo, OutputDecision]):
+    """llm-pod's own hook class asking the emitter at ``output``."""
+
+    def __init__(self, adapter: AgentHooks) -> None:
+        self._adapter = adapter
+
+    async def __call__(self, info: OutputInfo) -> OutputDecision:
+        return await self._adapter.output(info)
+
+
+class _AgentShutdown(Hook[RunEndInfo, None]):
+    """llm-pod's own hook class telling the emitter at ``agent_shutdown``."""
+
+    def __init__(self, adapter: AgentHooks) -> None:
+        self._adapter = adapter
+
+    async def __call__(self, info: RunEndInfo) -> None:
+        await self._adapter.agent_shutdown(info)

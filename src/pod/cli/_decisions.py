@@ -25,7 +25,7 @@ from rich.json import JSON
 from rich.prompt import Prompt
 from rich.text import Text
 
-from llm_worker import Abort, CallResolution, Continue, Paused, Skip
+from llm_worker import Abort, Approve, CallResolution, Continue, Paused, PendingCall, Skip
 
 from ..runtime._trace import TracedDecision, TraceEvent, traced_decision
 from ._terminal import shown
@@ -36,6 +36,7 @@ __all__ = [
     "Answer",
     "add_decision_arguments",
     "answered_events",
+    "approval",
     "ask_decisions",
     "decisions_from_arguments",
     "decisions_given",
@@ -65,8 +66,9 @@ def add_decision_arguments(parser: argparse.ArgumentParser) -> None:
         "--approve",
         action="append",
         default=[],
-        metavar="CALL_ID",
-        help="run this pending call (repeatable)",
+        metavar="CALL_ID[=DIGEST]",
+        help="run this pending call, as it was shown (repeatable); with =DIGEST, only if it "
+        "is still the call of that digest (the pending call's `digest` in --json)",
     )
     group.add_argument(
         "--skip",
@@ -92,7 +94,18 @@ def decisions_from_arguments(args: argparse.Namespace, paused: Paused) -> Answer
     problems: list[str] = []
     pending = {call.call_id for call in paused.pending_calls}
     decisions: dict[str, CallResolution] = {}
-    named: list[tuple[str, CallResolution]] = [(call_id, Continue()) for call_id in args.approve]
+    shown_calls = {call.call_id: call for call in paused.pending_calls}
+    named: list[tuple[str, CallResolution]] = []
+    for spec in args.approve:
+        call_id, _, digest = str(spec).partition("=")
+        call = shown_calls.get(call_id)
+        if call is not None and digest and digest != call.digest:
+            problems.append(
+                f"{call_id!r} not approved: the approval names digest {digest}, the pending "
+                f"call's is {call.digest}"
+            )
+            continue
+        named.append((call_id, approval(call) if call is not None else Continue()))
     for spec in args.skip:
         call_id, _, reason = str(spec).partition("=")
         named.append((call_id, Skip(reason=reason.strip() or USER_SKIP_REASON)))
@@ -175,8 +188,14 @@ def ask_decisions(
             reason = ask("  reason for skipping (the model sees it)", None, USER_SKIP_REASON)
             decisions[call.call_id] = Skip(reason=reason.strip() or USER_SKIP_REASON)
         else:
-            decisions[call.call_id] = Continue()
+            decisions[call.call_id] = approval(call)
     return Answer(decisions)
+
+
+def approval(call: PendingCall) -> Approve | Continue:
+    """Approve ``call`` as it was shown: its digest binds the approval to its identity (a
+    pause saved before digests existed has none, and is approved with ``Continue``)."""
+    return Approve(digest=call.digest) if call.digest else Continue()
 
 
 def answered_events(paused: Paused, answer: Answer) -> list[TraceEvent]:

@@ -269,24 +269,25 @@ def run_decision(answer: Answer) -> RunDecision:
     if answer.end_run:
         return RunDecision(abort=USER_ABORT_REASON)
     approve: list[str] = []
+    digests: dict[str, str] = {}
     skip: dict[str, str] = {}
     abort: str | None = None
     for call_id, decision in answer.decisions.items():
         match decision:
             case Continue():
                 approve.append(call_id)
+            case Approve(digest=digest):  # the run checks it again before it approves
+                approve.append(call_id)
+                digests[call_id] = digest
             case Skip(reason=reason):
                 skip[call_id] = reason
             case Abort(reason=reason):
                 abort = reason
-            case Approve():
-                # The terminal prompt approves with Continue; a digest cannot be checked here.
-                raise PodUsageError("durable runs do not check approval digests yet")
             case _:
                 assert_never(decision)
     if abort is not None:  # the run ends at the abort: the other calls are not run
         return RunDecision(abort=abort)
-    return RunDecision(approve=tuple(approve), skip=skip)
+    return RunDecision(approve=tuple(approve), skip=skip, digests=digests)
 
 
 def _submit(args: argparse.Namespace, runs: DurableRuns, console: Console, errors: Console) -> int:

@@ -233,6 +233,10 @@ def _resume_taken(
         pod.restore(saved.pod)
     except (PodUsageError, SnapshotError) as exc:
         return _usage_failure(parser, [f"{args.saved}: {exc}"], output)
+    if answer is not None:
+        refused = _approvals_refused(answer, saved.pod.worker.pending_digests())
+        if refused:  # before the saved run is taken: nothing is lost, it can be answered again
+            return _usage_failure(parser, refused, output)
     save_to = args.save or args.saved
     session = _Session(
         args, options, client, pod, output, saved.run_id, save_to, claude, resources, "resume"
@@ -249,6 +253,16 @@ def _resume_taken(
         return _drive(session, lambda: pod.abort(USER_ABORT_REASON), None)
     decisions = answer.decisions
     return _drive(session, lambda: pod.resume(decisions), None)
+
+
+def _approvals_refused(answer: Answer, current: Mapping[str, str]) -> list[str]:
+    """Every approval whose digest (what the approver was shown) is not the saved call's now."""
+    return [
+        f"{call_id!r} not approved: it was shown with digest {decision.digest}, the saved "
+        f"run's call is now {current.get(call_id, '(not pending)')}"
+        for call_id, decision in answer.decisions.items()
+        if isinstance(decision, Approve) and current.get(call_id) != decision.digest
+    ]
 
 
 # -- running, answering pauses, saving ---------------------------------------------------

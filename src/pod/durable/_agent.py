@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from llm_worker import (
     Abort,
+    Approve,
     CallResolution,
     Continue,
     Item,
@@ -101,10 +102,14 @@ class RunDecision(BaseModel, frozen=True, extra="forbid"):
     """If set, abort the run with this reason."""
     approve_rest: bool = False
     """Approve every pending call not named in ``approve`` or ``skip``."""
+    digests: Mapping[str, str] = Field(default_factory=dict)
+    """By call id in ``approve``, the digest of the call as the approver was shown it
+    (``PendingCall.digest``): the run refuses the decision (logged with both digests; it
+    keeps waiting) unless it is the pending call's, and approves with ``Approve``."""
 
     def named(self) -> set[str]:
         """Every call id the decision names."""
-        return set(self.approve) | set(self.skip)
+        return set(self.approve) | set(self.skip) | set(self.digests)
 
 
 @final
@@ -329,6 +334,19 @@ async def _wait_for_decision(paused: Paused) -> RunDecision:
                 ", ".join(sorted(unknown)),
             )
             continue
+        current = {c.call_id: c.digest for c in paused.pending_calls}
+        mismatched = [
+            f"{call_id} was shown as {shown}, the pending call is {current[call_id]}"
+            for call_id, shown in sorted(decision.digests.items())
+            if shown != current[call_id]
+        ]
+        if mismatched:
+            _log.warning(
+                "run %s: refused an approval of another call than the pending one: %s",
+                DBOS.workflow_id,
+                "; ".join(mismatched),
+            )
+            continue
         return decision
 
 
@@ -343,6 +361,8 @@ async def _apply(pod: Pod, paused: Paused, decision: RunDecision) -> PodResult:
     for call_id in pending:
         if call_id in decision.skip:
             resolutions[call_id] = Skip(reason=decision.skip[call_id])
+        elif call_id in decision.digests:
+            resolutions[call_id] = Approve(digest=decision.digests[call_id])
         elif call_id in decision.approve or decision.approve_rest:
             resolutions[call_id] = Continue()
     return await pod.resume(resolutions)

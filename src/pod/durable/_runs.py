@@ -15,7 +15,7 @@ from typing import Any, Final, Literal, TypeAlias, final
 from dbos import DBOSClient, WorkflowHandle
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from llm_worker import LlmResponse, Message, Paused, ToolCall, ToolResult
+from llm_worker import ApprovalMismatchError, LlmResponse, Message, Paused, ToolCall, ToolResult
 
 from ..hooks._errors import PodUsageError
 from ._agent import (
@@ -250,6 +250,8 @@ class DurableRuns:
         Raises:
             PodUsageError: the run does not exist, is not paused, or the decision names a
                 call that is not pending (nothing is sent).
+            ApprovalMismatchError: an approval's digest (``RunDecision.digests``) is not the
+                pending call's, with both digests (nothing is sent; the run checks again).
         """
         info = self.get(run_id)
         if info.paused is None:
@@ -261,6 +263,10 @@ class DurableRuns:
                 f"run {run_id} has no pending call {', '.join(sorted(unknown))} "
                 f"(pending: {pending})"
             )
+        current = {call.call_id: call.digest for call in info.paused.pending_calls}
+        for call_id, shown in sorted(decision.digests.items()):
+            if shown != current[call_id]:
+                raise ApprovalMismatchError(call_id=call_id, shown=shown, current=current[call_id])
         self._client.send(run_id, decision.model_dump(mode="json"), DECISION_TOPIC)
         return info.paused
 

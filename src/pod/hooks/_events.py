@@ -20,15 +20,20 @@ from pydantic import BaseModel, Field, TypeAdapter
 
 from llm_worker import (
     ABORT_POINT,
+    OUTPUT_POINT,
     POST_LLM_RESPONSE_POINT,
     POST_TOOL_CALL_POINT,
     PRE_COMPACT_POINT,
     PRE_LLM_REQUEST_POINT,
     PRE_TOOL_CALL_POINT,
     PROMPT_SUBMIT_POINT,
+    RUN_END_POINT,
+    RUN_START_POINT,
     TURN_END_POINT,
     AbortInfo,
     HookPoint,
+    OutputDecision,
+    OutputInfo,
     PostLlmResponseInfo,
     PostResponseDecision,
     PostToolDecision,
@@ -39,6 +44,9 @@ from llm_worker import (
     PreToolDecision,
     PromptSubmitDecision,
     PromptSubmitInfo,
+    RunEndInfo,
+    RunStartDecision,
+    RunStartInfo,
     ToolCallSummary,
     ToolResultSummary,
     TurnEndDecision,
@@ -50,15 +58,20 @@ from ._errors import PodUsageError
 __all__ = [
     "ABORT",
     "CATALOGUE",
+    "OUTPUT",
     "POST_LLM_RESPONSE",
     "POST_TOOL_CALL",
     "PRE_COMPACT",
     "PRE_LLM_REQUEST",
     "PRE_TOOL_CALL",
     "PROMPT_SUBMIT",
+    "RUN_END",
+    "RUN_START",
     "TURN_END",
     "AbortInfo",
     "HookEvent",
+    "OutputDecision",
+    "OutputInfo",
     "PostLlmResponseInfo",
     "PostResponseDecision",
     "PostToolDecision",
@@ -69,6 +82,9 @@ __all__ = [
     "PreToolDecision",
     "PromptSubmitDecision",
     "PromptSubmitInfo",
+    "RunEndInfo",
+    "RunStartDecision",
+    "RunStartInfo",
     "ToolCallSummary",
     "ToolResultSummary",
     "TurnEndDecision",
@@ -152,6 +168,10 @@ def _decision_adapter(decision_types: tuple[type[BaseModel], ...]) -> TypeAdapte
     return TypeAdapter(tagged)
 
 
+RUN_START: Final = HookEvent(
+    RUN_START_POINT,
+    "A run is starting, before its prompt is submitted; abort to refuse it.",
+)
 PROMPT_SUBMIT: Final = HookEvent(
     PROMPT_SUBMIT_POINT, "A user prompt is about to enter the history."
 )
@@ -178,9 +198,19 @@ POST_TOOL_CALL: Final = HookEvent(
 TURN_END: Final = HookEvent(
     TURN_END_POINT, "The model answered without tool calls; the turn is about to end."
 )
+OUTPUT: Final = HookEvent(
+    OUTPUT_POINT,
+    "The turn ended and its final answer is about to be returned; abort to withhold it.",
+)
 ABORT: Final = HookEvent(ABORT_POINT, "The run is being aborted (observe only).")
+RUN_END: Final = HookEvent(
+    RUN_END_POINT,
+    "The run finished, aborted or reached its limit; its result is about to be returned "
+    "(observe only).",
+)
 
 CATALOGUE: Final[tuple[HookEvent[Any, Any], ...]] = (
+    RUN_START,
     PROMPT_SUBMIT,
     PRE_COMPACT,
     PRE_LLM_REQUEST,
@@ -188,7 +218,9 @@ CATALOGUE: Final[tuple[HookEvent[Any, Any], ...]] = (
     PRE_TOOL_CALL,
     POST_TOOL_CALL,
     TURN_END,
+    OUTPUT,
     ABORT,
+    RUN_END,
 )
 """Every event, in the order a run meets them."""
 

@@ -20,10 +20,13 @@ from llm_worker import (
     Continue,
     Feedback,
     HookPoint,
+    OutputInfo,
     Pause,
     PreRequestInfo,
     PromptSubmitInfo,
     Rewrite,
+    RunEndInfo,
+    RunStartInfo,
     Skip,
     ToolCallSummary,
     ToolResultSummary,
@@ -164,6 +167,19 @@ def _abort(info: AbortInfo) -> str:
     return info.reason
 
 
+def _run_start(info: RunStartInfo) -> str:
+    return f"turn {info.turn}: tools {', '.join(info.tool_names) or '(none)'}"
+
+
+def _output(info: OutputInfo) -> str:
+    return f"turn {info.turn}: {info.text_length} bytes"
+
+
+def _run_end(info: RunEndInfo) -> str:
+    # An aborted run's reason is ABORT's message, just before: not repeated.
+    return f"turn {info.turn}: {info.outcome}"
+
+
 def _fields(info: BaseModel) -> str:
     """Any Input in one line, field by field (events without a message of their own).
 
@@ -182,8 +198,11 @@ _MESSAGES: Final[Mapping[str, Callable[[Any], str]]] = {
     "pre_llm_request": _pre_llm_request,
     "pre_tool_call": _pre_tool_call,
     "post_tool_call": _post_tool_call,
+    "run_start": _run_start,
     "turn_end": _turn_end,
+    "output": _output,
     "abort": _abort,
+    "run_end": _run_end,
 }
 
 
