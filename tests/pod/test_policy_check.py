@@ -349,15 +349,16 @@ def test_rules_check_validates_a_claude_code_settings_file_too(
     assert main(["rules", "check", f"--claude-settings={settings}"]) == 0
     out, err = capsys.readouterr()
     assert " ".join(out.split()) == (
-        f"{settings}: ok: 3 command hooks; checked against tools list_files, read_file"
+        f"{settings}: ok: 3 command hooks; checked against tools Bash, Edit, Glob, Grep, "
+        "Read, Write"
     )
     assert [" ".join(line.split()) for line in err.strip().split("warning: ")[1:]] == [
         f"{settings}: these events will not run (no counterpart in llm-pod): SubagentStop, "
         "TeammateIdle",
-        f"{settings}: hooks.PreToolUse[0].hooks[0]: matcher 'Bash|Read' matches no tool of "
-        "this run (tools: list_files, read_file); the hook never runs",
+        f"{settings}: hooks.PreToolUse[1].hooks[0]: matcher 'read_.*' matches no tool of "
+        "this run (tools: Bash, Edit, Glob, Grep, Read, Write); the hook never runs",
         f"{settings}: hooks.PostToolUse[0].hooks[0]: matcher 'mcp__.*__write' matches no tool "
-        "of this run (tools: list_files, read_file); the hook never runs",
+        "of this run (tools: Bash, Edit, Glob, Grep, Read, Write); the hook never runs",
     ]
     assert main(["rules", "check", f"--claude-settings={settings}", "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)["warnings"]) == 3
