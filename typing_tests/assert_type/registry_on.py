@@ -126,7 +126,7 @@ assert_type(
 assert_type(registry.on(events.RUN_END, audit), Callable[[RunEndInfo], None])
 assert_type(
     registry.on(events.POST_TOOL_CALL, withhold_result),
-    Callable[[ToolResultSummary], Continue | Skip | Abort | Pause],
+    Callable[[ToolResultSummary], Continue | Skip | Abort | Pause | Feedback],
 )
 assert_type(declared, HookFunction[ToolCallSummary, Continue | Skip | Abort | Pause | Rewrite])
 registry.on(events.PRE_TOOL_CALL, DenyAll())
