@@ -178,6 +178,9 @@ def run(
         f"--base-url={server.url}/v1",
         "--api-key=k",
         f"--tools={workspace / 'claude_tools.py'}:TOOLS",
+        # This file's recording Bash/Read/Write stand in for the claude-code toolset (the
+        # default with --claude-settings), whose names they would otherwise collide with.
+        "--toolset=workspace",
         f"--workdir={workspace}",
         "--max-retries=0",
         *options,
@@ -611,3 +614,78 @@ def test_a_failing_http_guard_fails_closed(
     )
     [line] = [line for line in err.splitlines() if problem in line]
     assert f"POST {url}" in line
+
+
+# Python, exec form: the arguments arrive as written, one argv element each.
+ARGV_GUARD = """
+import json, sys
+data = json.load(sys.stdin)
+with open(data["cwd"] + "/argv_seen.jsonl", "a") as seen:
+    seen.write(json.dumps(sys.argv) + "\\n")
+banned = sys.argv[1]
+if banned in data["tool_input"]["command"]:
+    sys.stderr.write("refused by an exec-form hook: " + banned)
+    sys.exit(2)
+"""
+
+
+def test_the_exec_form_runs_the_program_with_its_args_and_no_shell(
+    server: ReplayServer, workspace: Path
+) -> None:
+    script(workspace, "argv_guard.py", ARGV_GUARD)
+    # Shell metacharacters in an argument: a shell would run `touch`, exec form does not.
+    verbatim = "curl; touch pwned $(touch pwned2) 'q'"
+    hooks = {
+        "PreToolUse": [
+            {
+                "matcher": "Bash",
+                "hooks": [
+                    {
+                        "type": "command",
+                        "command": sys.executable,
+                        "args": ["${CLAUDE_PROJECT_DIR}/argv_guard.py", "curl", verbatim],
+                    }
+                ],
+            }
+        ]
+    }
+    server.reply_json(
+        chat_reply(
+            calls=(
+                ("c_curl", "Bash", {"command": "curl example.com"}),
+                ("c_ls", "Bash", {"command": "ls"}),
+            )
+        )
+    )
+    server.reply_json(chat_reply(text="done"))
+    status, out, err = run_settings(server, workspace, hooks)
+    assert status == 0, err
+    assert out.strip() == "done"
+    seen = tool_messages(server, 1)
+    assert "refused by an exec-form hook: curl" in seen["c_curl"]
+    assert seen["c_ls"] == "ran: ls"
+    assert tool_log(workspace) == [{"tool": "Bash", "command": "ls"}]
+    argv = [json.loads(line) for line in (workspace / "argv_seen.jsonl").read_text().splitlines()]
+    assert argv == [[str(workspace / "argv_guard.py"), "curl", verbatim]] * 2
+    assert not (workspace / "pwned").exists()
+    assert not (workspace / "pwned2").exists()
+
+
+def test_an_exec_form_hook_whose_program_is_missing_fails_closed_naming_it(
+    server: ReplayServer, workspace: Path
+) -> None:
+    hooks = {
+        "PreToolUse": [
+            {
+                "matcher": "Bash",
+                "hooks": [{"type": "command", "command": "no-such-program", "args": ["-x"]}],
+            }
+        ]
+    }
+    server.reply_json(chat_reply(calls=(("c1", "Bash", {"command": "ls"}),)))
+    status, _, err = run_settings(server, workspace, hooks)
+    assert status != 0
+    assert tool_log(workspace) == []
+    [line] = [line for line in err.splitlines() if "no-such-program -x" in line]
+    assert "could not start" in line
+    assert "Traceback" not in err

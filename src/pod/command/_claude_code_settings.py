@@ -15,7 +15,8 @@ key, a bad value or a matcher that is no regular expression refuses the file wit
 (``hooks.PreToolUse[0].hooks[1]``).
 
 As in Claude Code: a ``command`` is a shell command (run with ``bash -c``, or ``sh -c`` when
-there is no bash), in the project folder, with ``CLAUDE_PROJECT_DIR`` set to it (and
+there is no bash), or, with ``args`` (the exec form), a program run with those arguments and
+no shell; either runs in the project folder, with ``CLAUDE_PROJECT_DIR`` set to it (and
 ``CLAUDE_PLUGIN_ROOT`` for a plugin's ``hooks/hooks.json``); ``timeout`` is in seconds
 (default 600, 30 at ``UserPromptSubmit``). A matcher (:func:`claude_matcher`) of ``""`` or
 ``"*"`` (or none) selects every tool; one of letters, digits, ``_``, ``-``, spaces, ``|`` and
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -118,6 +120,7 @@ def claude_matcher(matcher: str) -> str | None:
 class _CommandEntry(BaseModel, frozen=True, extra="forbid", strict=True):
     type: Literal["command"]
     command: str = Field(min_length=1)
+    args: list[str] | None = None  # the exec form: ``command`` is the program, no shell
     timeout: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     statusMessage: str = ""  # Claude Code's spelling; shown nowhere here
 
@@ -179,6 +182,38 @@ def _matches_auto(matcher: str) -> bool:
 
 def _shell() -> str:
     return shutil.which("bash") or "/bin/sh"
+
+
+_CLAUDE_VARIABLE: Final = re.compile(r"\$(?:\{(CLAUDE_[A-Z_]+)\}|(CLAUDE_[A-Z_]+)\b)")
+
+
+def _command_argv(entry: _CommandEntry, variables: Mapping[str, str]) -> list[str]:
+    """The argv of a ``command`` entry: ``bash -c COMMAND`` (the shell form), or, with
+    ``args`` (the exec form), the program ``command`` and ``args`` as they are, no shell.
+
+    In the exec form no shell expands anything, so ``${CLAUDE_PROJECT_DIR}`` and
+    ``${CLAUDE_PLUGIN_ROOT}`` (also ``$NAME``) are filled in here, as Claude Code fills in
+    its own variables before a command runs; any other ``$`` text is passed on verbatim.
+    """
+    if entry.args is None:
+        return [_shell(), "-c", entry.command]
+
+    def fill(text: str) -> str:
+        def one(found: re.Match[str]) -> str:
+            name = found.group(1) or found.group(2)
+            return variables.get(name, found.group(0))
+
+        return _CLAUDE_VARIABLE.sub(one, text)
+
+    return [fill(entry.command), *(fill(arg) for arg in entry.args)]
+
+
+def _display(entry: _CommandEntry) -> str:
+    """How failures name a ``command`` entry: as written (the exec form: the program and
+    its arguments as a shell line)."""
+    if entry.args is None:
+        return entry.command
+    return shlex.join([entry.command, *entry.args])
 
 
 def load_claude_settings(
@@ -338,8 +373,8 @@ def _session_group(  # noqa: PLR0917 (one group: its event, where it is, what it
     return [
         SessionHook(
             event_name=name,
-            argv=(_shell(), "-c", entry.command),
-            display=entry.command,
+            argv=tuple(_command_argv(entry, variables)),
+            display=_display(entry),
             timeout=entry.timeout or CLAUDE_DEFAULT_TIMEOUT,
             cwd=str(project),
             env=dict(variables),
@@ -403,14 +438,14 @@ def _group(
             try:
                 hook = CommandHook(
                     event,
-                    [_shell(), "-c", entry.command],
+                    _command_argv(entry, variables),
                     timeout=entry.timeout or default_timeout,
                     cwd=project,
                     env=variables,
                     matcher=matcher,
                     protocol="claude-code",
                     session=session,
-                    display=entry.command,
+                    display=_display(entry),
                     claude_event=name,
                 )
             except PodUsageError as exc:
