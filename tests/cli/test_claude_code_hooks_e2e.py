@@ -689,3 +689,60 @@ def test_an_exec_form_hook_whose_program_is_missing_fails_closed_naming_it(
     [line] = [line for line in err.splitlines() if "no-such-program -x" in line]
     assert "could not start" in line
     assert "Traceback" not in err
+
+
+def prompt_hook(prompt: str) -> dict[str, Any]:
+    return {"type": "prompt", "prompt": prompt, "model": "claude-haiku"}
+
+
+def test_a_prompt_hook_asks_the_pods_own_model_and_its_answer_decides(
+    server: ReplayServer, workspace: Path
+) -> None:
+    hooks = {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [prompt_hook("Refuse network access. $ARGUMENTS")]}
+        ]
+    }
+    server.reply_json(chat_reply(calls=(("c_curl", "Bash", {"command": "curl example.com"}),)))
+    server.reply_json(chat_reply(text='{"ok": false, "reason": "no network access"}'))  # hook
+    server.reply_json(chat_reply(calls=(("c_ls", "Bash", {"command": "ls"}),)))
+    server.reply_json(chat_reply(text='```json\n{"ok": true}\n```'))  # hook, fenced
+    server.reply_json(chat_reply(text="done"))
+    status, out, err = run_settings(server, workspace, hooks)
+    assert status == 0, err
+    assert out.strip() == "done"
+    # The hook's own request: Claude Code's contract, the event's JSON in the prompt.
+    asked = server.requests[1].body
+    assert "tools" not in asked or not asked["tools"]
+    system, question = asked["messages"]
+    assert system["role"] == "system"
+    assert '{"ok": false, "reason":' in system["content"]
+    assert question["role"] == "user"
+    assert question["content"].startswith("Refuse network access. {")
+    event = json.loads(question["content"].removeprefix("Refuse network access. "))
+    assert event["hook_event_name"] == "PreToolUse"
+    assert (event["tool_name"], event["tool_input"]) == ("Bash", {"command": "curl example.com"})
+    # ok: false skipped the call with the reason; ok: true let the next one run.
+    assert "no network access" in tool_messages(server, 2)["c_curl"]
+    assert tool_messages(server, 4)["c_ls"] == "ran: ls"
+    assert tool_log(workspace) == [{"tool": "Bash", "command": "ls"}]
+    # The hook's question never entered the run's history.
+    assert all(
+        "Refuse network access" not in str(m.get("content"))
+        for m in server.requests[4].body["messages"]
+    )
+
+
+def test_a_prompt_guard_whose_answer_is_not_ok_or_reason_fails_closed(
+    server: ReplayServer, workspace: Path
+) -> None:
+    hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [prompt_hook("Is this safe?")]}]}
+    server.reply_json(chat_reply(calls=(("c1", "Bash", {"command": "ls"}),)))
+    server.reply_json(chat_reply(text="Looks fine to me."))  # the hook's answer: no JSON
+    status, _, err = run_settings(server, workspace, hooks)
+    assert status != 0
+    assert tool_log(workspace) == []
+    [line] = [line for line in err.splitlines() if "Looks fine to me." in line]
+    assert "prompt 'Is this safe?'" in line
+    assert '{"ok": true}' in line
+    assert "Traceback" not in err

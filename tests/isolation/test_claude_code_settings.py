@@ -237,13 +237,24 @@ def write_settings(tmp_path: Path, hooks: object) -> Path:
     [
         pytest.param(
             {"PreToolUse": [{"hooks": [{"type": "prompt", "prompt": "is it safe?"}]}]},
-            r'hooks\.PreToolUse\[0\]\.hooks\[0\]: a "prompt" hook cannot run here: llm-pod '
-            r'runs "command" and "http" hooks only',
-            id="prompt-hook",
+            r'hooks\.PreToolUse\[0\]\.hooks\[0\]: a "prompt" hook needs a model to ask, and '
+            r"none is configured here",
+            id="prompt-hook-without-a-model",
+        ),
+        pytest.param(
+            {"SessionStart": [{"hooks": [{"type": "prompt", "prompt": "greet"}]}]},
+            r'hooks\.SessionStart\[0\]\.hooks\[0\]: a "prompt" hook of SessionStart cannot run',
+            id="prompt-session-hook",
+        ),
+        pytest.param(
+            {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "args": "-v"}]}]},
+            r"hooks\.PreToolUse\[0\]\.hooks\[0\]: args: Input should be a valid list",
+            id="args-not-a-list",
         ),
         pytest.param(
             {"Stop": [{"hooks": [{"type": "agent", "prompt": "verify"}]}]},
-            r'hooks\.Stop\[0\]\.hooks\[0\]: a "agent" hook cannot run here',
+            r'hooks\.Stop\[0\]\.hooks\[0\]: a "agent" hook cannot run here: llm-pod runs '
+            r'"command", "http" and "prompt" hooks only',
             id="agent-hook",
         ),
         pytest.param(
