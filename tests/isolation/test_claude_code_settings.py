@@ -12,9 +12,13 @@ import pytest
 
 from llm_worker import ScriptedCall, ScriptedClient, ScriptedReply, ToolResult, tool
 from llm_worker.testing import assert_well_formed
-from pod import Aborted, Finished, HookRegistry, Pod, PodUsageError, events
+from pod import Aborted, CommandHook, Finished, HookRegistry, Pod, PodUsageError, events
 from pod.command._claude_code import CLAUDE_CODE_EVENTS
-from pod.command._claude_code_settings import load_claude_settings, read_claude_settings
+from pod.command._claude_code_settings import (
+    load_claude_settings,
+    read_claude_plugin,
+    read_claude_settings,
+)
 
 BASH_VALIDATOR = """
 #!/usr/bin/env python3
@@ -451,3 +455,29 @@ def test_observe_only_hooks_warn_and_guard_hooks_fail_closed(tmp_path: Path) -> 
         "PreCompact[0].hooks[0]": "ignore",
         "PostToolUseFailure[0].hooks[0]": "ignore",
     }
+
+
+def test_the_exec_form_fills_in_claude_variables_and_nothing_else(tmp_path: Path) -> None:
+    plugin = tmp_path / "plugin"
+    (plugin / "hooks").mkdir(parents=True)
+    entry = {
+        "type": "command",
+        "command": "${CLAUDE_PLUGIN_ROOT}/bin/check",
+        "args": ["$CLAUDE_PROJECT_DIR/src", "${HOME}", "$(id)", "a b", "${CLAUDE_UNKNOWN}"],
+    }
+    (plugin / "hooks" / "hooks.json").write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"hooks": [entry]}]}})
+    )
+    project = tmp_path / "project"
+    project.mkdir()
+    [configured] = read_claude_plugin(plugin, project_dir=project).hooks
+    hook = configured.hook
+    assert isinstance(hook, CommandHook)
+    assert hook.command == (  # no shell: the program and its arguments
+        f"{plugin}/bin/check",
+        f"{project}/src",
+        "${HOME}",
+        "$(id)",
+        "a b",
+        "${CLAUDE_UNKNOWN}",
+    )
