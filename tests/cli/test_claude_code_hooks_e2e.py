@@ -614,3 +614,135 @@ def test_a_failing_http_guard_fails_closed(
     )
     [line] = [line for line in err.splitlines() if problem in line]
     assert f"POST {url}" in line
+
+
+# Python, exec form: the arguments arrive as written, one argv element each.
+ARGV_GUARD = """
+import json, sys
+data = json.load(sys.stdin)
+with open(data["cwd"] + "/argv_seen.jsonl", "a") as seen:
+    seen.write(json.dumps(sys.argv) + "\\n")
+banned = sys.argv[1]
+if banned in data["tool_input"]["command"]:
+    sys.stderr.write("refused by an exec-form hook: " + banned)
+    sys.exit(2)
+"""
+
+
+def test_the_exec_form_runs_the_program_with_its_args_and_no_shell(
+    server: ReplayServer, workspace: Path
+) -> None:
+    script(workspace, "argv_guard.py", ARGV_GUARD)
+    # Shell metacharacters in an argument: a shell would run `touch`, exec form does not.
+    verbatim = "curl; touch pwned $(touch pwned2) 'q'"
+    hooks = {
+        "PreToolUse": [
+            {
+                "matcher": "Bash",
+                "hooks": [
+                    {
+                        "type": "command",
+                        "command": sys.executable,
+                        "args": ["${CLAUDE_PROJECT_DIR}/argv_guard.py", "curl", verbatim],
+                    }
+                ],
+            }
+        ]
+    }
+    server.reply_json(
+        chat_reply(
+            calls=(
+                ("c_curl", "Bash", {"command": "curl example.com"}),
+                ("c_ls", "Bash", {"command": "ls"}),
+            )
+        )
+    )
+    server.reply_json(chat_reply(text="done"))
+    status, out, err = run_settings(server, workspace, hooks)
+    assert status == 0, err
+    assert out.strip() == "done"
+    seen = tool_messages(server, 1)
+    assert "refused by an exec-form hook: curl" in seen["c_curl"]
+    assert seen["c_ls"] == "ran: ls"
+    assert tool_log(workspace) == [{"tool": "Bash", "command": "ls"}]
+    argv = [json.loads(line) for line in (workspace / "argv_seen.jsonl").read_text().splitlines()]
+    assert argv == [[str(workspace / "argv_guard.py"), "curl", verbatim]] * 2
+    assert not (workspace / "pwned").exists()
+    assert not (workspace / "pwned2").exists()
+
+
+def test_an_exec_form_hook_whose_program_is_missing_fails_closed_naming_it(
+    server: ReplayServer, workspace: Path
+) -> None:
+    hooks = {
+        "PreToolUse": [
+            {
+                "matcher": "Bash",
+                "hooks": [{"type": "command", "command": "no-such-program", "args": ["-x"]}],
+            }
+        ]
+    }
+    server.reply_json(chat_reply(calls=(("c1", "Bash", {"command": "ls"}),)))
+    status, _, err = run_settings(server, workspace, hooks)
+    assert status != 0
+    assert tool_log(workspace) == []
+    [line] = [line for line in err.splitlines() if "no-such-program -x" in line]
+    assert "could not start" in line
+    assert "Traceback" not in err
+
+
+def prompt_hook(prompt: str) -> dict[str, Any]:
+    return {"type": "prompt", "prompt": prompt, "model": "claude-haiku"}
+
+
+def test_a_prompt_hook_asks_the_pods_own_model_and_its_answer_decides(
+    server: ReplayServer, workspace: Path
+) -> None:
+    hooks = {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [prompt_hook("Refuse network access. $ARGUMENTS")]}
+        ]
+    }
+    server.reply_json(chat_reply(calls=(("c_curl", "Bash", {"command": "curl example.com"}),)))
+    server.reply_json(chat_reply(text='{"ok": false, "reason": "no network access"}'))  # hook
+    server.reply_json(chat_reply(calls=(("c_ls", "Bash", {"command": "ls"}),)))
+    server.reply_json(chat_reply(text='```json\n{"ok": true}\n```'))  # hook, fenced
+    server.reply_json(chat_reply(text="done"))
+    status, out, err = run_settings(server, workspace, hooks)
+    assert status == 0, err
+    assert out.strip() == "done"
+    # The hook's own request: Claude Code's contract, the event's JSON in the prompt.
+    asked = server.requests[1].body
+    assert "tools" not in asked or not asked["tools"]
+    system, question = asked["messages"]
+    assert system["role"] == "system"
+    assert '{"ok": false, "reason":' in system["content"]
+    assert question["role"] == "user"
+    assert question["content"].startswith("Refuse network access. {")
+    event = json.loads(question["content"].removeprefix("Refuse network access. "))
+    assert event["hook_event_name"] == "PreToolUse"
+    assert (event["tool_name"], event["tool_input"]) == ("Bash", {"command": "curl example.com"})
+    # ok: false skipped the call with the reason; ok: true let the next one run.
+    assert "no network access" in tool_messages(server, 2)["c_curl"]
+    assert tool_messages(server, 4)["c_ls"] == "ran: ls"
+    assert tool_log(workspace) == [{"tool": "Bash", "command": "ls"}]
+    # The hook's question never entered the run's history.
+    assert all(
+        "Refuse network access" not in str(m.get("content"))
+        for m in server.requests[4].body["messages"]
+    )
+
+
+def test_a_prompt_guard_whose_answer_is_not_ok_or_reason_fails_closed(
+    server: ReplayServer, workspace: Path
+) -> None:
+    hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [prompt_hook("Is this safe?")]}]}
+    server.reply_json(chat_reply(calls=(("c1", "Bash", {"command": "ls"}),)))
+    server.reply_json(chat_reply(text="Looks fine to me."))  # the hook's answer: no JSON
+    status, _, err = run_settings(server, workspace, hooks)
+    assert status != 0
+    assert tool_log(workspace) == []
+    [line] = [line for line in err.splitlines() if "Looks fine to me." in line]
+    assert "prompt 'Is this safe?'" in line
+    assert '{"ok": true}' in line
+    assert "Traceback" not in err

@@ -12,9 +12,13 @@ import pytest
 
 from llm_worker import ScriptedCall, ScriptedClient, ScriptedReply, ToolResult, tool
 from llm_worker.testing import assert_well_formed
-from pod import Aborted, Finished, HookRegistry, Pod, PodUsageError, events
+from pod import Aborted, CommandHook, Finished, HookRegistry, Pod, PodUsageError, events
 from pod.command._claude_code import CLAUDE_CODE_EVENTS
-from pod.command._claude_code_settings import load_claude_settings, read_claude_settings
+from pod.command._claude_code_settings import (
+    load_claude_settings,
+    read_claude_plugin,
+    read_claude_settings,
+)
 
 BASH_VALIDATOR = """
 #!/usr/bin/env python3
@@ -237,13 +241,24 @@ def write_settings(tmp_path: Path, hooks: object) -> Path:
     [
         pytest.param(
             {"PreToolUse": [{"hooks": [{"type": "prompt", "prompt": "is it safe?"}]}]},
-            r'hooks\.PreToolUse\[0\]\.hooks\[0\]: a "prompt" hook cannot run here: llm-pod '
-            r'runs "command" and "http" hooks only',
-            id="prompt-hook",
+            r'hooks\.PreToolUse\[0\]\.hooks\[0\]: a "prompt" hook needs a model to ask, and '
+            r"none is configured here",
+            id="prompt-hook-without-a-model",
+        ),
+        pytest.param(
+            {"SessionStart": [{"hooks": [{"type": "prompt", "prompt": "greet"}]}]},
+            r'hooks\.SessionStart\[0\]\.hooks\[0\]: a "prompt" hook of SessionStart cannot run',
+            id="prompt-session-hook",
+        ),
+        pytest.param(
+            {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "args": "-v"}]}]},
+            r"hooks\.PreToolUse\[0\]\.hooks\[0\]: args: Input should be a valid list",
+            id="args-not-a-list",
         ),
         pytest.param(
             {"Stop": [{"hooks": [{"type": "agent", "prompt": "verify"}]}]},
-            r'hooks\.Stop\[0\]\.hooks\[0\]: a "agent" hook cannot run here',
+            r'hooks\.Stop\[0\]\.hooks\[0\]: a "agent" hook cannot run here: llm-pod runs '
+            r'"command", "http" and "prompt" hooks only',
             id="agent-hook",
         ),
         pytest.param(
@@ -440,3 +455,29 @@ def test_observe_only_hooks_warn_and_guard_hooks_fail_closed(tmp_path: Path) -> 
         "PreCompact[0].hooks[0]": "ignore",
         "PostToolUseFailure[0].hooks[0]": "ignore",
     }
+
+
+def test_the_exec_form_fills_in_claude_variables_and_nothing_else(tmp_path: Path) -> None:
+    plugin = tmp_path / "plugin"
+    (plugin / "hooks").mkdir(parents=True)
+    entry = {
+        "type": "command",
+        "command": "${CLAUDE_PLUGIN_ROOT}/bin/check",
+        "args": ["$CLAUDE_PROJECT_DIR/src", "${HOME}", "$(id)", "a b", "${CLAUDE_UNKNOWN}"],
+    }
+    (plugin / "hooks" / "hooks.json").write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"hooks": [entry]}]}})
+    )
+    project = tmp_path / "project"
+    project.mkdir()
+    [configured] = read_claude_plugin(plugin, project_dir=project).hooks
+    hook = configured.hook
+    assert isinstance(hook, CommandHook)
+    assert hook.command == (  # no shell: the program and its arguments
+        f"{plugin}/bin/check",
+        f"{project}/src",
+        "${HOME}",
+        "$(id)",
+        "a b",
+        "${CLAUDE_UNKNOWN}",
+    )

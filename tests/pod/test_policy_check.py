@@ -366,3 +366,17 @@ def test_rules_check_validates_a_claude_code_settings_file_too(
     assert capsys.readouterr().err.strip() == (
         "error: give a policy FILE, --claude-settings PATH, or both"
     )
+
+
+def test_rules_check_loads_prompt_hooks_without_asking_a_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = tmp_path / "settings.json"
+    hook = {"type": "prompt", "prompt": "Is this call safe? $ARGUMENTS"}
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [hook]}]}}))
+    assert main(["rules", "check", f"--claude-settings={settings}"]) == 0
+    assert f"{settings}: ok: 1 command hooks" in " ".join(capsys.readouterr().out.split())
+    agent = {"type": "agent", "prompt": "verify"}
+    settings.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [agent]}]}}))
+    assert main(["rules", "check", f"--claude-settings={settings}"]) == 2
+    assert 'a "agent" hook cannot run here' in capsys.readouterr().err

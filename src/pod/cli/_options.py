@@ -24,6 +24,7 @@ from ..command._claude_code_settings import read_claude_plugin, read_claude_sett
 from ..command._claude_session_hooks import SessionHook
 from ..command._claude_transcript import ClaudeTranscript, TranscriptPort
 from ..command._configured import ConfiguredCommandHook
+from ..command._model_ask import model_asker
 from ..hooks._errors import McpServerError, PodUsageError
 from ..hooks._hook_files import HookFileError
 from ..hooks._registry import FrozenHookRegistry, HookRegistry
@@ -375,6 +376,7 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
         session, transcript = _claude_session(options)
         if not (options.claude_settings or options.claude_plugins):
             transcript = None
+        ask = None if client is None else model_asker(client)  # for "prompt" hooks
         readers = [
             (f"--claude-settings {path}", functools.partial(read_claude_settings, path))
             for path in options.claude_settings
@@ -384,7 +386,7 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
         ]
         for given, read in readers:
             try:
-                claude = read(project_dir=options.workdir, session=session)
+                claude = read(project_dir=options.workdir, session=session, ask=ask)
             except PodUsageError as exc:
                 problems.append(f"{given}: {exc}")
                 continue

@@ -40,6 +40,11 @@ EXIT_OK: Final = 0
 EXIT_USAGE: Final = 2
 
 
+async def _checked_only(system: str, prompt: str) -> str:
+    """``pod rules check`` loads ``prompt`` hooks to check them; it never runs one."""
+    raise AssertionError("pod rules check runs no hook")
+
+
 def add_rules_parser(
     commands: argparse._SubParsersAction[argparse.ArgumentParser],  # pyright: ignore[reportPrivateUsage]
 ) -> None:
@@ -109,7 +114,10 @@ def rules_command(args: argparse.Namespace, console: Console, errors: Console) -
             problems.append(f"{settings}: {problem}")
             continue
         loaded = _checked(
-            functools.partial(read_claude_settings, settings, project_dir=args.workdir), problems
+            functools.partial(
+                read_claude_settings, settings, project_dir=args.workdir, ask=_checked_only
+            ),
+            problems,
         )
         if loaded is not None:
             hooks += loaded.hooks

@@ -15,7 +15,8 @@ key, a bad value or a matcher that is no regular expression refuses the file wit
 (``hooks.PreToolUse[0].hooks[1]``).
 
 As in Claude Code: a ``command`` is a shell command (run with ``bash -c``, or ``sh -c`` when
-there is no bash), in the project folder, with ``CLAUDE_PROJECT_DIR`` set to it (and
+there is no bash), or, with ``args`` (the exec form), a program run with those arguments and
+no shell; either runs in the project folder, with ``CLAUDE_PROJECT_DIR`` set to it (and
 ``CLAUDE_PLUGIN_ROOT`` for a plugin's ``hooks/hooks.json``); ``timeout`` is in seconds
 (default 600, 30 at ``UserPromptSubmit``). A matcher (:func:`claude_matcher`) of ``""`` or
 ``"*"`` (or none) selects every tool; one of letters, digits, ``_``, ``-``, spaces, ``|`` and
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -51,6 +53,7 @@ from ..hooks._events import HookEvent
 from ..hooks._registry import FailurePolicy
 from ._claude_code import CLAUDE_CODE_EVENTS, DEFAULT_SESSION, ClaudeSession
 from ._claude_http import HTTP_DEFAULT_TIMEOUT, HttpHook, interpolated_headers
+from ._claude_prompt import PROMPT_HOOK_TIMEOUT, PromptAsk, PromptHook
 from ._claude_session_hooks import SESSION_EVENTS, SessionHook
 from ._configured import ConfiguredCommandHook
 from ._hook import TOOL_EVENTS, CommandHook
@@ -88,7 +91,7 @@ _GUARDS: Final[tuple[HookEvent[Any, Any], ...]] = (events.PRE_TOOL_CALL, events.
 """Events whose failing hook fails closed; the others' failures are one warning line."""
 _PLAIN_NAMES: Final = re.compile(r"[A-Za-z0-9_| ,-]+")
 _HANDLER_TYPES: Final = ("command", "http", "prompt", "agent", "mcp_tool")
-_RUN: Final = ("command", "http")
+_RUN: Final = ("command", "http", "prompt")
 
 
 def claude_matcher(matcher: str) -> str | None:
@@ -118,6 +121,7 @@ def claude_matcher(matcher: str) -> str | None:
 class _CommandEntry(BaseModel, frozen=True, extra="forbid", strict=True):
     type: Literal["command"]
     command: str = Field(min_length=1)
+    args: list[str] | None = None  # the exec form: ``command`` is the program, no shell
     timeout: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     statusMessage: str = ""  # Claude Code's spelling; shown nowhere here
 
@@ -130,6 +134,18 @@ class _HttpEntry(BaseModel, frozen=True, extra="forbid", strict=True):
     allowedEnvVars: list[str] = Field(default_factory=list[str])  # Claude Code's spelling
     timeout: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     statusMessage: str = ""
+
+
+@final
+class _PromptEntry(BaseModel, frozen=True, extra="forbid", strict=True):
+    type: Literal["prompt"]
+    prompt: str = Field(min_length=1)
+    model: str = ""  # Claude Code's choice of model; here the Pod's own model answers
+    timeout: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    statusMessage: str = ""
+
+
+_Entry = _CommandEntry | _HttpEntry | _PromptEntry
 
 
 @final
@@ -181,6 +197,38 @@ def _shell() -> str:
     return shutil.which("bash") or "/bin/sh"
 
 
+_CLAUDE_VARIABLE: Final = re.compile(r"\$(?:\{(CLAUDE_[A-Z_]+)\}|(CLAUDE_[A-Z_]+)\b)")
+
+
+def _command_argv(entry: _CommandEntry, variables: Mapping[str, str]) -> list[str]:
+    """The argv of a ``command`` entry: ``bash -c COMMAND`` (the shell form), or, with
+    ``args`` (the exec form), the program ``command`` and ``args`` as they are, no shell.
+
+    In the exec form no shell expands anything, so ``${CLAUDE_PROJECT_DIR}`` and
+    ``${CLAUDE_PLUGIN_ROOT}`` (also ``$NAME``) are filled in here, as Claude Code fills in
+    its own variables before a command runs; any other ``$`` text is passed on verbatim.
+    """
+    if entry.args is None:
+        return [_shell(), "-c", entry.command]
+
+    def fill(text: str) -> str:
+        def one(found: re.Match[str]) -> str:
+            name = found.group(1) or found.group(2)
+            return variables.get(name, found.group(0))
+
+        return _CLAUDE_VARIABLE.sub(one, text)
+
+    return [fill(entry.command), *(fill(arg) for arg in entry.args)]
+
+
+def _display(entry: _CommandEntry) -> str:
+    """How failures name a ``command`` entry: as written (the exec form: the program and
+    its arguments as a shell line)."""
+    if entry.args is None:
+        return entry.command
+    return shlex.join([entry.command, *entry.args])
+
+
 def load_claude_settings(
     path: str | os.PathLike[str], *, project_dir: str | os.PathLike[str] = "."
 ) -> list[ConfiguredCommandHook]:
@@ -195,6 +243,7 @@ def read_claude_settings(
     project_dir: str | os.PathLike[str] = ".",
     env: Mapping[str, str] | None = None,
     session: ClaudeSession = DEFAULT_SESSION,
+    ask: PromptAsk | None = None,
 ) -> ClaudeSettings:
     """Read the ``hooks`` section of a Claude Code settings file (or a plugin's
     ``hooks/hooks.json``).
@@ -204,6 +253,8 @@ def read_claude_settings(
         project_dir: the folder the commands run in and ``CLAUDE_PROJECT_DIR`` names.
         env: more variables for every command (e.g. ``CLAUDE_PLUGIN_ROOT``).
         session: the ``session_id`` and ``transcript_path`` the scripts read.
+        ask: how ``prompt`` hooks ask the model (``pod run``: the run's own client); without
+            it a ``prompt`` hook refuses the file.
 
     Raises:
         PodUsageError: the file cannot be read, is not a JSON object, or declares a hook
@@ -258,6 +309,7 @@ def read_claude_settings(
                 project=project,
                 variables=variables,
                 session=session,
+                ask=ask,
             )
     return ClaudeSettings(source, tuple(configured), tuple(session_hooks), tuple(not_run))
 
@@ -267,6 +319,7 @@ def read_claude_plugin(
     *,
     project_dir: str | os.PathLike[str] = ".",
     session: ClaudeSession = DEFAULT_SESSION,
+    ask: PromptAsk | None = None,
 ) -> ClaudeSettings:
     """Read a Claude Code plugin's hooks, ``FOLDER/hooks/hooks.json``: its commands run with
     ``CLAUDE_PLUGIN_ROOT`` set to the folder (as absolute path) and ``CLAUDE_PROJECT_DIR``
@@ -283,20 +336,24 @@ def read_claude_plugin(
     if not hooks.is_file():
         raise PodUsageError(f"the Claude Code plugin {root} has no hooks/hooks.json")
     return read_claude_settings(
-        hooks, project_dir=project_dir, env={"CLAUDE_PLUGIN_ROOT": str(root)}, session=session
+        hooks,
+        project_dir=project_dir,
+        env={"CLAUDE_PLUGIN_ROOT": str(root)},
+        session=session,
+        ask=ask,
     )
 
 
 def _entries(
-    source: str, where: str, raw: JsonValue
-) -> tuple[str, list[_CommandEntry | _HttpEntry]]:
+    source: str, where: str, raw: JsonValue, *, can_prompt: bool
+) -> tuple[str, list[_Entry]]:
     """A group's matcher and its entries, each checked (a handler type that does not run
     here refused by name)."""
     try:
         group = _MatcherGroup.model_validate(raw)
     except ValidationError as exc:
         raise _fail(source, where, describe_validation(exc)) from None
-    entries: list[_CommandEntry | _HttpEntry] = []
+    entries: list[_Entry] = []
     for number, raw_entry in enumerate(group.hooks):
         at = f"{where}.hooks[{number}]"
         kind = raw_entry.get("type") if isinstance(raw_entry, dict) else None
@@ -304,12 +361,23 @@ def _entries(
             raise _fail(
                 source,
                 at,
-                f'a "{kind}" hook cannot run here: llm-pod runs "command" and "http" hooks '
-                "only (remove it, or rewrite it as a command)",
+                f'a "{kind}" hook cannot run here: llm-pod runs "command", "http" and '
+                '"prompt" hooks only (remove it, or rewrite it as a command)',
             )
-        model = _HttpEntry if kind == "http" else _CommandEntry
+        if kind == "prompt" and not can_prompt:
+            raise _fail(
+                source,
+                at,
+                'a "prompt" hook needs a model to ask, and none is configured here '
+                "(pod run asks its own --model)",
+            )
         try:
-            entries.append(model.model_validate(raw_entry))
+            if kind == "http":
+                entries.append(_HttpEntry.model_validate(raw_entry))
+            elif kind == "prompt":
+                entries.append(_PromptEntry.model_validate(raw_entry))
+            else:
+                entries.append(_CommandEntry.model_validate(raw_entry))
         except ValidationError as exc:
             raise _fail(source, at, describe_validation(exc)) from None
     return group.matcher, entries
@@ -323,12 +391,15 @@ def _session_group(  # noqa: PLR0917 (one group: its event, where it is, what it
     project: Path,
     variables: Mapping[str, str],
 ) -> list[SessionHook]:
-    matcher, given = _entries(source, where, raw)
+    matcher, given = _entries(source, where, raw, can_prompt=True)
     entries: list[_CommandEntry] = []
     for number, entry in enumerate(given):
-        if isinstance(entry, _HttpEntry):
+        if not isinstance(entry, _CommandEntry):
             raise _fail(
-                source, f"{where}.hooks[{number}]", f'an "http" hook of {name} cannot run here'
+                source,
+                f"{where}.hooks[{number}]",
+                f'{"an" if entry.type == "http" else "a"} "{entry.type}" hook of {name} '
+                "cannot run here",
             )
         entries.append(entry)
     try:
@@ -338,8 +409,8 @@ def _session_group(  # noqa: PLR0917 (one group: its event, where it is, what it
     return [
         SessionHook(
             event_name=name,
-            argv=(_shell(), "-c", entry.command),
-            display=entry.command,
+            argv=tuple(_command_argv(entry, variables)),
+            display=_display(entry),
             timeout=entry.timeout or CLAUDE_DEFAULT_TIMEOUT,
             cwd=str(project),
             env=dict(variables),
@@ -364,13 +435,14 @@ def _group(
     project: Path,
     variables: Mapping[str, str],
     session: ClaudeSession,
+    ask: PromptAsk | None,
 ) -> list[ConfiguredCommandHook]:
     """The hooks of one ``{matcher, hooks}`` object."""
 
     def fail(at: str, problem: str) -> PodUsageError:
         return _fail(source, at, problem)
 
-    group_matcher, entries = _entries(source, where, raw)
+    group_matcher, entries = _entries(source, where, raw, can_prompt=ask is not None)
     if event is events.PRE_COMPACT and not _matches_auto(group_matcher):
         return []  # e.g. "manual": compaction here is always automatic
     tool_event = any(event is tool for tool in TOOL_EVENTS)
@@ -387,8 +459,20 @@ def _group(
     configured: list[ConfiguredCommandHook] = []
     for number, entry in enumerate(entries):
         at = f"{where}.hooks[{number}]"
-        hook: CommandHook[Any, Any] | HttpHook[Any, Any]
-        if isinstance(entry, _HttpEntry):
+        hook: CommandHook[Any, Any] | HttpHook[Any, Any] | PromptHook[Any, Any]
+        if isinstance(entry, _PromptEntry):
+            assert ask is not None  # _entries refuses a prompt hook without one
+            hook = PromptHook(
+                event,
+                entry.prompt,
+                ask,
+                timeout=entry.timeout or PROMPT_HOOK_TIMEOUT,
+                cwd=str(project),
+                matcher=matcher,
+                session=session,
+                claude_event=name,
+            )
+        elif isinstance(entry, _HttpEntry):
             hook = HttpHook(
                 event,
                 entry.url,
@@ -403,14 +487,14 @@ def _group(
             try:
                 hook = CommandHook(
                     event,
-                    [_shell(), "-c", entry.command],
+                    _command_argv(entry, variables),
                     timeout=entry.timeout or default_timeout,
                     cwd=project,
                     env=variables,
                     matcher=matcher,
                     protocol="claude-code",
                     session=session,
-                    display=entry.command,
+                    display=_display(entry),
                     claude_event=name,
                 )
             except PodUsageError as exc:

@@ -11,6 +11,7 @@ from typing import Any, final
 from ..hooks._events import HookEvent
 from ..hooks._registry import FailurePolicy, HookRegistry
 from ._claude_http import HttpHook
+from ._claude_prompt import PromptHook
 from ._hook import CommandHook
 
 __all__ = ["ConfiguredCommandHook"]
@@ -22,8 +23,9 @@ class ConfiguredCommandHook:
     """A command hook read from configuration, with the policy to register it under."""
 
     event: HookEvent[Any, Any]
-    hook: CommandHook[Any, Any] | HttpHook[Any, Any]
-    """The hook (an ``HttpHook`` for a Claude Code ``type: "http"`` entry)."""
+    hook: CommandHook[Any, Any] | HttpHook[Any, Any] | PromptHook[Any, Any]
+    """The hook (an ``HttpHook`` for a Claude Code ``type: "http"`` entry, a
+    ``PromptHook`` for a ``type: "prompt"`` one)."""
     on_error: FailurePolicy
     source: str
     """Where it was declared, e.g. ``hooks.toml: [[hook]] 2``."""
@@ -32,8 +34,10 @@ class ConfiguredCommandHook:
 
     def register(self, registry: HookRegistry) -> None:
         """Register the hook for its event under its failure policy."""
-        hook = self.hook
-        if isinstance(hook, HttpHook):
-            registry.on(self.event, hook, on_error=self.on_error)
-        else:
-            registry.on(self.event, hook, on_error=self.on_error)
+        match self.hook:  # one branch per class: pod_mypy verifies each registration
+            case HttpHook() as http:
+                registry.on(self.event, http, on_error=self.on_error)
+            case PromptHook() as prompt:
+                registry.on(self.event, prompt, on_error=self.on_error)
+            case command:
+                registry.on(self.event, command, on_error=self.on_error)
