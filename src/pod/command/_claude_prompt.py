@@ -65,7 +65,9 @@ _FENCE: Final = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 _PREVIEW: Final = 200
 
 
-class _Answer(BaseModel, frozen=True, extra="ignore"):
+class _Answer(BaseModel, frozen=True, extra="forbid"):
+    """A prompt hook's answer; unknown keys fail it, as they fail a script's JSON answer."""
+
     ok: StrictBool
     reason: StrictStr = ""
 
