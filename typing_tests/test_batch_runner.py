@@ -249,16 +249,10 @@ KEYS = """\
 """
 
 
-def test_the_runner_fails_exactly_the_wrong_cases(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> None:
-    (tmp_path / "test_meta.yml").write_text(SUITE)
-    (tmp_path / "test_keys.yml").write_text(KEYS)
-    (tmp_path / "conftest.py").write_text(
-        "from _mypy_batch import pytest_collection_modifyitems, pytest_terminal_summary\n"
-    )
+def _run_suite(request: pytest.FixtureRequest, folder: Path) -> subprocess.CompletedProcess[str]:
+    """Run the typing suite's runner over the cases and conftest written in ``folder``."""
     base = str(request.config.getoption("mypy_testing_base"))
-    done = subprocess.run(
+    return subprocess.run(
         [
             sys.executable,
             "-m",
@@ -269,9 +263,9 @@ def test_the_runner_fails_exactly_the_wrong_cases(
             f"--mypy-ini-file={CONFIG}",
             f"--mypy-testing-base={base}",
             "--mypy-closed-schema",
-            str(tmp_path),
+            str(folder),
         ],
-        cwd=tmp_path,
+        cwd=folder,
         env={
             **os.environ,
             "PYTHONPATH": str(HERE),
@@ -282,6 +276,17 @@ def test_the_runner_fails_exactly_the_wrong_cases(
         text=True,
         check=False,
     )
+
+
+def test_the_runner_fails_exactly_the_wrong_cases(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    (tmp_path / "test_meta.yml").write_text(SUITE)
+    (tmp_path / "test_keys.yml").write_text(KEYS)
+    (tmp_path / "conftest.py").write_text(
+        "from _mypy_batch import pytest_collection_modifyitems, pytest_terminal_summary\n"
+    )
+    done = _run_suite(request, tmp_path)
     out = done.stdout
 
     assert done.returncode == 1, out
@@ -335,29 +340,7 @@ def test_a_case_that_fails_only_in_its_shared_build_fails_the_suite(
 ) -> None:
     (tmp_path / "test_one.yml").write_text("- case: one_clean\n  main: |\n    x: int = 1\n")
     (tmp_path / "conftest.py").write_text(DISAGREEING_CONFTEST)
-    base = str(request.config.getoption("mypy_testing_base"))
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            f"--mypy-ini-file={CONFIG}",
-            f"--mypy-testing-base={base}",
-            "--mypy-closed-schema",
-            str(tmp_path),
-        ],
-        cwd=tmp_path,
-        env={
-            **os.environ,
-            "PYTHONPATH": str(HERE),
-            "PATH": os.pathsep.join((str(Path(sys.executable).parent), os.environ.get("PATH", ""))),
-        },
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = _run_suite(request, tmp_path)
     out = done.stdout
 
     # The case passes alone, so pytest counts it passed, but the suite fails and shows what

@@ -169,6 +169,10 @@ def mode(value: "Mode") -> Literal["read", "write"]:
 @registry.on(events.PRE_TOOL_CALL)
 def look(call: ToolCallSummary) -> Continue:
     return Continue()
+
+
+def odd(value: "not a type!") -> None:
+    return None
 """
 
 
@@ -181,6 +185,7 @@ def test_quoted_annotations_are_checked_as_the_code_get_type_hints_runs(tmp_path
     quoted = tmp_path / "quoted.py"
     errors = [line for line in stderr.splitlines() if line.startswith("pod run: error: ")]
     where = [line.removeprefix("pod run: error: ").partition(": ")[0] for line in errors]
-    assert where == [f"{quoted}:{line}" for line in (10, 10, 20, 20, 25, 25)], stderr
-    assert all("Annotated" in line or "process I/O" in line for line in errors), stderr
+    assert where == [f"{quoted}:{line}" for line in (10, 10, 20, 20, 25, 25, 38)], stderr
+    assert all("Annotated" in line or "process I/O" in line for line in errors[:-1]), stderr
+    assert "hook-annotation: a quoted annotation must be a type" in errors[-1], stderr
     assert not (tmp_path / "ran").exists()

@@ -33,7 +33,7 @@ from ._claude_code import (
     hears_of,
     parse_claude_answer,
 )
-from ._protocol import tool_name_of
+from ._protocol import matcher_selects, tool_name_of
 
 __all__ = ["HTTP_DEFAULT_TIMEOUT", "HttpHook", "interpolated_headers"]
 
@@ -103,7 +103,7 @@ class HttpHook(Hook[InputT, DecisionT]):
 
     def selects(self, tool_name: str) -> bool:
         """Whether a call of ``tool_name`` is put to the endpoint."""
-        return self._matcher is None or self._matcher.fullmatch(tool_name) is not None
+        return matcher_selects(self._matcher, tool_name)
 
     async def __call__(self, info: InputT) -> DecisionT:
         """POST the event and map the answer.

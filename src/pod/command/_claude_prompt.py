@@ -38,7 +38,7 @@ from ._claude_code import (
     hears_of,
     parse_claude_answer,
 )
-from ._protocol import tool_name_of
+from ._protocol import matcher_selects, tool_name_of
 
 __all__ = ["PROMPT_HOOK_SYSTEM", "PROMPT_HOOK_TIMEOUT", "PromptAsk", "PromptHook", "prompt_text"]
 
@@ -117,7 +117,7 @@ class PromptHook(Hook[InputT, DecisionT]):
 
     def selects(self, tool_name: str) -> bool:
         """Whether a call of ``tool_name`` is put to the model."""
-        return self._matcher is None or self._matcher.fullmatch(tool_name) is not None
+        return matcher_selects(self._matcher, tool_name)
 
     async def __call__(self, info: InputT) -> DecisionT:
         """Ask the model and map its answer.

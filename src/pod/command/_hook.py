@@ -53,7 +53,7 @@ from ._claude_code import (
     parse_claude_answer,
 )
 from ._process import LineProcess, ProcessFailure, hook_environment, run_once
-from ._protocol import encode_request, parse_decision, tool_name_of
+from ._protocol import encode_request, matcher_selects, parse_decision, tool_name_of
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -275,7 +275,7 @@ class CommandHook(Hook[InputT, DecisionT]):
     def selects(self, tool_name: str) -> bool:
         """Whether a call of ``tool_name`` is put to the command (always, without a
         matcher; ``pod rules check`` names a hook that selects no tool of the run)."""
-        return self._matcher is None or self._matcher.fullmatch(tool_name) is not None
+        return matcher_selects(self._matcher, tool_name)
 
     @property
     def event(self) -> HookEvent[InputT, DecisionT]:

@@ -9,6 +9,7 @@ validated decision or a :class:`CommandHookError`.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Final, TypeVar, cast
 
 import pydantic_core
@@ -22,6 +23,7 @@ from ..hooks._events import HookEvent
 __all__ = [
     "describe_validation",
     "encode_request",
+    "matcher_selects",
     "parse_decision",
     "stdin_schema",
     "stdout_schema",
@@ -44,6 +46,11 @@ def encode_request(event: HookEvent[InputT, Any], info: InputT) -> bytes:
     if isinstance(info, ToolCallSummary):
         envelope["arguments"] = info.parsed_arguments()
     return json.dumps(envelope, separators=(",", ":")).encode("ascii")
+
+
+def matcher_selects(matcher: re.Pattern[str] | None, tool_name: str) -> bool:
+    """Whether a hook of ``matcher`` is put a call of ``tool_name`` (every call without one)."""
+    return matcher is None or matcher.fullmatch(tool_name) is not None
 
 
 def tool_name_of(info: BaseModel) -> str:
