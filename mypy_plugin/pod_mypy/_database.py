@@ -169,6 +169,10 @@ class Tamed:
         """Modules hook code may import: those the database names something of."""
         self.unresolved: list[Entry] = []
         self._pending: list[Entry] = list(raw.entries)
+        self._absent: list[Entry] = []
+        """Pending entries whose module is not in the build: looked at again only when the
+        build has more modules."""
+        self._build_size = -1
         self.refresh(modules)
 
     def refresh(self, modules: Mapping[str, MypyFile]) -> bool:
@@ -176,19 +180,28 @@ class Tamed:
         import cycle at a time, so a module a later one imports may not be analysed yet (and a
         warm run adds what it loads from the cache as it goes)."""
         pending, self._pending = self._pending, []
+        if len(modules) != self._build_size:
+            self._build_size = len(modules)
+            pending += self._absent
+            self._absent = []
         if not pending:
             return False
+        resolved = False
         for entry in pending:
             owner = _module_part(entry.name, modules)
-            if owner is None or not owner.names:
+            if owner is None:
+                self._absent.append(entry)
+            elif not owner.names:
                 self._pending.append(entry)
-            elif entry.table == "refused":
-                node = resolve(entry.name, modules)
-                if node is not None and not isinstance(node, MypyFile):
-                    self.refused.setdefault(node.fullname, entry.text)
             else:
-                self._add(entry, modules)
-        return len(self._pending) != len(pending)
+                resolved = True
+                if entry.table == "refused":
+                    node = resolve(entry.name, modules)
+                    if node is not None and not isinstance(node, MypyFile):
+                        self.refused.setdefault(node.fullname, entry.text)
+                else:
+                    self._add(entry, modules)
+        return resolved
 
     def _add(self, entry: Entry, modules: Mapping[str, MypyFile]) -> None:
         if entry.table == "members":

@@ -61,6 +61,7 @@ class Modules:
         self._settings = settings
         self._hook: dict[str, bool] = {}
         self._library: dict[str, bool] = {}
+        self._defining: dict[str, str] = {}
 
     def is_library(self, module: str) -> bool:
         """The standard library, an installed package or llm-pod itself: code the host trusts
@@ -145,4 +146,9 @@ class Modules:
 
     def module_of(self, fullname: str) -> str | None:
         """The module in this build that defines ``fullname`` (its longest such prefix)."""
-        return next((name for name in prefixes(fullname) if name in self._modules), None)
+        known = self._defining.get(fullname)
+        if known is None:
+            known = next((name for name in prefixes(fullname) if name in self._modules), None)
+            if known is not None:  # a module mypy adds later may answer a miss
+                self._defining[fullname] = known
+        return known

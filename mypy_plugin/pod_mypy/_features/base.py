@@ -97,7 +97,8 @@ class Rules:
         )
 
     def _was_refused(self, fullname: str) -> bool:
-        return any(name in self._refused for name in prefixes(fullname))
+        refused = self._refused
+        return bool(refused) and any(name in refused for name in prefixes(fullname))
 
     def _value_member(self, context: Context, receiver: Expression, name: str) -> None:
         typ = self.types.get(receiver)

@@ -35,13 +35,20 @@ class Grants:
         self.tamed = tamed
         self.modules = modules
         self._capabilities = capabilities | resolved_capabilities
+        self._granted: dict[str, bool] = {}
         self.is_privileged = is_privileged
         self.options = options
         self.types = TypeRule(is_privileged, self.class_allowed, options)
 
     def granted(self, fullname: str) -> bool:
         """Whether a capability covers ``fullname`` (it or a name above it is granted)."""
-        return any(name in self._capabilities for name in prefixes(fullname))
+        known = self._granted.get(fullname)
+        if known is None:
+            capabilities = self._capabilities
+            known = self._granted[fullname] = any(
+                name in capabilities for name in prefixes(fullname)
+            )
+        return known
 
     def grants_within(self, module: str) -> bool:
         """Whether some capability lies in ``module`` (so hook code may import it)."""

@@ -67,7 +67,9 @@ from mypy.nodes import (
 )
 from mypy.server.subexpr import get_subexpressions
 from mypy.types import (
+    CallableType,
     Instance,
+    Overloaded,
     Type,
     get_proper_type,
 )
@@ -238,17 +240,37 @@ class _Walker(SyntaxRules):  # one line of bases: mypyc compiles no diamond
             return bool(expr.callee.fullname) and self.grants.granted(expr.callee.fullname)
         return False
 
+    def _judged_type(self, expr: MemberExpr, typ: Type) -> Type:
+        """A method read on a value is judged by its declared signature: the bound one adds
+        only the receiver's type (judged as the receiver's own expression) and fresh type
+        variables, so each ``registry.on`` would be a type of its own, judged anew."""
+        receiver = get_proper_type(self.types.get(expr.expr))
+        if not isinstance(receiver, Instance):
+            return typ
+        method = receiver.type.get_method(expr.name)
+        if (
+            isinstance(method, (FuncDef, OverloadedFuncDef))
+            and not method.is_property
+            and method.type is not None
+            and isinstance(get_proper_type(typ), (CallableType, Overloaded))
+        ):
+            return method.type
+        return typ
+
     def check_types(self) -> None:
         """The type rule, at most once a line, and only where no other rule found the line's
         construct (whose error already says what is wrong)."""
         rule = self.grants.types
         lines = {finding[0] for finding in self.findings}
+        refused = bool(self._refused)
         for expr, typ in self.types.items():
             if expr.line in lines:
                 continue
-            if isinstance(expr, RefExpr) and self._was_refused(expr.fullname):
+            if refused and isinstance(expr, RefExpr) and self._was_refused(expr.fullname):
                 continue  # refused where it is imported
-            problem = rule.problem(typ)
+            problem = rule.problem(
+                self._judged_type(expr, typ) if isinstance(expr, MemberExpr) else typ
+            )
             if problem is None:
                 continue
             message, privileged = problem

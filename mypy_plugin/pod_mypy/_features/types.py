@@ -75,30 +75,47 @@ class TypeRule:
         self._class_allowed = class_allowed
         self._options = options
         self._known: dict[Type, str | None] = {}
+        self._by_id: dict[int, tuple[Type, str | None]] = {}
+        """The same answers by the type object (kept alive here, so its id stays its own):
+        most expressions share their type object with others, and hashing a type walks it."""
+        self._by_class: dict[TypeInfo, str | None] = {}
         self._any_met = False
 
     def forget(self) -> None:
         self._known.clear()
+        self._by_id.clear()
+        self._by_class.clear()
 
     def problem(self, typ: Type) -> tuple[str, bool] | None:
         """What is wrong with a hook-code expression of type ``typ``: (message, privileged)."""
+        if isinstance(typ, Instance) and not typ.args:  # most are: one answer per class
+            found = self._by_class.get(typ.type, _MISSING)
+            if found is _MISSING:
+                found = self._by_class[typ.type] = self._instance(typ, value=True, seen=set())
+        else:
+            same = self._by_id.get(id(typ))
+            found = same[1] if same is not None and same[0] is typ else self._answer(typ)
+        if found is None:
+            return None
+        return found, found.startswith(_PRIVILEGED_MARK)
+
+    def _answer(self, typ: Type) -> str | None:
         try:
             known = self._known.get(typ, _MISSING)
         except (TypeError, RecursionError):  # an unhashable or self-referring type
             known = _MISSING
-        if known is _MISSING:
-            self._any_met = False
-            found = self._judge(typ, value=True, seen=set())
-            known = found
-            # mypy's types compare equal whatever kind of Any they hold, and the kind decides
-            # the answer: an answer that judged an Any as a value answers for that type alone.
-            if not self._any_met:
-                with contextlib.suppress(TypeError, RecursionError):
-                    self._known[typ] = found
-        if known is None:
-            return None
-        assert isinstance(known, str)
-        return known, known.startswith(_PRIVILEGED_MARK)
+        if known is not _MISSING:
+            self._by_id[id(typ)] = (typ, known)
+            return known
+        self._any_met = False
+        found = self._judge(typ, value=True, seen=set())
+        # mypy's types compare equal whatever kind of Any they hold, and the kind decides
+        # the answer: an answer that judged an Any as a value answers for that type alone.
+        if not self._any_met:
+            self._by_id[id(typ)] = (typ, found)
+            with contextlib.suppress(TypeError, RecursionError):
+                self._known[typ] = found
+        return found
 
     def _judge(self, typ: Type, *, value: bool, seen: set[int]) -> str | None:
         if isinstance(typ, TypeAliasType):
@@ -182,7 +199,8 @@ class TypeRule:
         return None
 
 
-_MISSING: Final = object()
+_MISSING: Final = "\x01"
+"""No answer yet (no problem starts with it)."""
 _PRIVILEGED_MARK: Final = "\x00"
 """Prefixes a problem that is a privileged type (reported as ``hook-boundary``)."""
 _ANY: Final = "type Any"
