@@ -97,7 +97,7 @@ class Checks:
             self._build = (id(modules), grants)
         grants = self._build[1]
         if grants.tamed.refresh(modules):
-            grants.types.forget()  # answers given before these entries resolved
+            grants.forget()  # answers given before these entries resolved
         return grants
 
     def is_hook_module(self, checker: TypeChecker) -> bool:

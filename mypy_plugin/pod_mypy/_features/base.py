@@ -131,23 +131,9 @@ class Rules:
 
     def _member(self, context: Context, info: TypeInfo, name: str) -> None:
         """``name`` read on an instance or the class ``info``."""
-        grants = self.grants
-        owner = next((base for base in info.mro if name in base.names), None)
-        if owner is None:
-            # Not along the MRO: a metaclass's (``Mapping.register``) or a __getattr__'s.
-            if not grants.own_code(info.fullname, self.here):
-                self._untamed(context, f'"{info.name}.{name}"', f"{info.fullname}.{name}")
-            return
-        fullname = owner.fullname
-        if grants.own_code(fullname, self.here) or grants.granted(f"{fullname}.{name}"):
-            return
-        if fullname in self.tamed.whole and not name.startswith("_"):
-            return
-        if (fullname, name) in self.tamed.members:
-            return
-        if grants.granted(fullname):
-            return
-        self._untamed(context, f'"{owner.name}.{name}"', f"{fullname}.{name}")
+        refusal = self.grants.member_refusal(info, name)
+        if refusal is not None and self.grants.modules.module_of(refusal[0]) != self.here:
+            self._untamed(context, refusal[1], refusal[2])
 
     def _operator(self, context: Context, receiver: Expression, dunder: str) -> None:
         """An operator on a value of a class tamed member by member needs its dunder listed."""

@@ -39,6 +39,12 @@ class Grants:
         self.is_privileged = is_privileged
         self.options = options
         self.types = TypeRule(is_privileged, self.class_allowed, options)
+        self._members: dict[tuple[TypeInfo, str], tuple[str, str, str] | None] = {}
+
+    def forget(self) -> None:
+        """Drop the answers given before more database entries resolved."""
+        self.types.forget()
+        self._members.clear()
 
     def granted(self, fullname: str) -> bool:
         """Whether a capability covers ``fullname`` (it or a name above it is granted)."""
@@ -58,13 +64,47 @@ class Grants:
     def own_code(self, fullname: str, here: str) -> bool:
         """A definition of this module or of another hook module (or a trusted package)."""
         module = self.modules.module_of(fullname)
-        if module is None:
-            return False
-        if module == here:
+        return module is not None and (module == here or self._hook_code(module))
+
+    def _hook_code(self, module: str) -> bool:
+        modules = self.modules
+        if modules.is_trusted(module):
             return True
-        if self.modules.is_trusted(module):
-            return True
-        return not self.modules.is_library(module) and self.modules.is_hook_module(module)
+        return not modules.is_library(module) and modules.is_hook_module(module)
+
+    def member_refusal(self, info: TypeInfo, name: str) -> tuple[str, str, str] | None:
+        """Why reading ``name`` on an instance or the class ``info`` is refused, unless the
+        class defining it is the reading module's own: (that class, what, full name).
+
+        The class defining ``name`` along the MRO decides: tamed whole (public members),
+        member by member, granted, or a hook module's. One answer per class and name a build.
+        """
+        key = (info, name)
+        if key in self._members:
+            return self._members[key]
+        owner = next((base for base in info.mro if name in base.names), None)
+        refusal: tuple[str, str, str] | None
+        if owner is None:
+            # Not along the MRO: a metaclass's (``Mapping.register``) or a __getattr__'s.
+            refusal = (info.fullname, f'"{info.name}.{name}"', f"{info.fullname}.{name}")
+        else:
+            fullname = owner.fullname
+            tamed = self.tamed
+            allowed = (
+                self.granted(f"{fullname}.{name}")
+                or (fullname in tamed.whole and not name.startswith("_"))
+                or (fullname, name) in tamed.members
+                or self.granted(fullname)
+            )
+            refusal = (
+                None if allowed else (fullname, f'"{owner.name}.{name}"', f"{fullname}.{name}")
+            )
+        if refusal is not None:
+            module = self.modules.module_of(refusal[0])
+            if module is not None and self._hook_code(module):
+                refusal = None
+        self._members[key] = refusal
+        return refusal
 
     def class_allowed(self, info: TypeInfo) -> bool:
         fullname = info.fullname
