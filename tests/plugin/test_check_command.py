@@ -139,3 +139,18 @@ def test_the_report_lists_the_grants_and_every_hook_module(tmp_path: Path) -> No
     )
     assert listed["grants"]["capabilities"] == ["acme.audit.record"]
     assert listed["hook_modules"] == [{"path": "hooks.py", "module": "hooks", "findings": 2}]
+
+
+def test_a_reader_that_stops_early_gets_no_traceback(tmp_path: Path) -> None:
+    reader = subprocess.Popen(
+        [sys.executable, "-m", "pod_mypy", "database", "--json"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert reader.stdout is not None
+    assert reader.stdout.read(10) == b'{\n  "diges'
+    reader.stdout.close()  # as `| head -c 10` does
+    _, stderr = reader.communicate(timeout=60)
+
+    assert (reader.returncode, stderr) == (141, b"")
