@@ -88,10 +88,12 @@ class TypeRule:
 
     def problem(self, typ: Type) -> tuple[str, bool] | None:
         """What is wrong with a hook-code expression of type ``typ``: (message, privileged)."""
-        if isinstance(typ, Instance) and not typ.args:  # most are: one answer per class
-            found = self._by_class.get(typ.type, _MISSING)
+        proper = get_proper_type(typ)
+        if isinstance(proper, Instance) and not proper.args:  # most are: one answer a class
+            found = self._by_class.get(proper.type, _MISSING)
             if found is _MISSING:
-                found = self._by_class[typ.type] = self._instance(typ, value=True, seen=set())
+                found = self._instance(proper, value=True, seen=set())
+                self._by_class[proper.type] = found
         else:
             same = self._by_id.get(id(typ))
             found = same[1] if same is not None and same[0] is typ else self._answer(typ)
