@@ -13,6 +13,7 @@ import pytest
 from llm_worker import PreCompactInfo
 from pod import (
     Abort,
+    Annotate,
     CommandHook,
     CommandHookError,
     Continue,
@@ -355,8 +356,57 @@ async def test_a_script_reads_claude_codes_fields_for_each_event(
             events.PRE_TOOL_CALL,
             CALL,
             {"stdout": json.dumps({"hookSpecificOutput": {"additionalContext": "fyi"}})},
+            Annotate(text="fyi"),
+            id="context-before-a-call-annotates-it",
+        ),
+        pytest.param(
+            events.PRE_TOOL_CALL,
+            CALL,
+            {
+                "stdout": json.dumps(
+                    {
+                        "hookSpecificOutput": {
+                            "permissionDecision": "deny",
+                            "permissionDecisionReason": "no",
+                            "additionalContext": "use B",
+                        }
+                    }
+                )
+            },
+            Annotate(text="use B", then=Skip(reason="no")),
+            id="context-with-a-deny-annotates-the-skip",
+        ),
+        pytest.param(
+            events.PRE_TOOL_CALL,
+            CALL,
+            {
+                "stdout": json.dumps(
+                    {
+                        "hookSpecificOutput": {
+                            "updatedInput": {"a": 1},
+                            "additionalContext": "pinned",
+                        }
+                    }
+                )
+            },
+            Annotate(
+                text="pinned", then=Rewrite.of({"a": 1}, reason="updatedInput of a PreToolUse hook")
+            ),
+            id="context-with-a-rewrite-annotates-it",
+        ),
+        pytest.param(
+            events.TURN_END,
+            TURN_END,
+            {"stdout": json.dumps({"hookSpecificOutput": {"additionalContext": "sweep"}})},
+            Feedback(text="sweep"),
+            id="context-at-stop-goes-on-with-it",
+        ),
+        pytest.param(
+            events.PRE_COMPACT,
+            COMPACT,
+            {"stdout": json.dumps({"hookSpecificOutput": {"additionalContext": "keep"}})},
             Continue(),
-            id="context-before-a-call-is-not-delivered",
+            id="context-before-compaction-is-not-delivered",
         ),
     ],
 )

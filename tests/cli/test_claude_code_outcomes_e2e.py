@@ -1,0 +1,85 @@
+"""Claude Code hook outcomes end to end, through ``pod run`` against a local OpenAI-style
+server: ``additionalContext`` where Claude Code delivers it, the merge of several hooks of
+one event, ``PermissionRequest``'s ``updatedInput``/``interrupt``, a prompt hook's ``model``.
+
+The tools and helpers are those of ``test_claude_code_hooks_e2e``: each tool records what it
+did in ``tool_log.jsonl``; each test asserts what the model received and what the tool did.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from tests.cli.conftest import ReplayServer, chat_reply
+from tests.cli.test_claude_code_hooks_e2e import (
+    command,
+    run_settings,
+    script,
+    tool_log,
+    tool_messages,
+    workspace,
+)
+
+__all__ = ["workspace"]  # the fixture, shared
+
+# Python: context before a call; reading .env is denied with context as well.
+CONTEXT_BEFORE = """
+import json, sys
+data = json.load(sys.stdin)
+path = data["tool_input"].get("file_path", "")
+specific = {"hookEventName": "PreToolUse", "additionalContext": "note: " + path.split("/")[-1]}
+if path.endswith(".env"):
+    specific.update(permissionDecision="deny", permissionDecisionReason="no secrets")
+else:
+    specific.update(permissionDecision="allow")
+print(json.dumps({"hookSpecificOutput": specific}))
+"""
+
+# Python: a Stop hook that adds context once (Claude Code then goes on with it).
+CONTEXT_AT_STOP = """
+import json, sys
+data = json.load(sys.stdin)
+if not data["stop_hook_active"]:
+    print(json.dumps({"hookSpecificOutput": {"hookEventName": "Stop",
+        "additionalContext": "end with one line: swept"}}))
+"""
+
+
+def test_pre_tool_use_context_reaches_the_model_with_the_result_and_stop_context_goes_on(
+    server: ReplayServer, workspace: Path
+) -> None:
+    pre = script(workspace, "context.py", CONTEXT_BEFORE)
+    stop = script(workspace, "stop.py", CONTEXT_AT_STOP)
+    hooks = {
+        "PreToolUse": [{"matcher": "Read", "hooks": [command(f"{sys.executable} {pre}")]}],
+        "Stop": [{"hooks": [command(f"{sys.executable} {stop}")]}],
+    }
+    server.reply_json(
+        chat_reply(
+            calls=(
+                ("c_readme", "Read", {"file_path": str(workspace / "README.md")}),
+                ("c_env", "Read", {"file_path": str(workspace / ".env")}),
+            )
+        )
+    )
+    server.reply_json(chat_reply(text="read it"))  # Stop: context, the turn goes on
+    server.reply_json(chat_reply(text="swept"))
+    status, out, err = run_settings(server, workspace, hooks)
+    assert status == 0, err
+    assert out.strip() == "swept"
+    seen = tool_messages(server, 1)
+    # allow + additionalContext: the tool ran; the context follows its result.
+    assert seen["c_readme"] == "hello\n\n\n[hook context] note: README.md"
+    # deny + additionalContext: the call did not run; the context follows the refusal.
+    assert seen["c_env"].startswith("tool call skipped: no secrets")
+    assert seen["c_env"].endswith("\n\n[hook context] note: .env")
+    assert "TOKEN=secret" not in json.dumps(server.requests[1].body)
+    assert tool_log(workspace) == [{"tool": "Read", "file_path": str(workspace / "README.md")}]
+    # Stop's additionalContext: the model's next message, and the turn went on.
+    last = server.requests[2].body["messages"][-1]
+    assert (last["role"], last["content"]) == ("user", "end with one line: swept")
+    assert len(server.requests) == 3
+
+
