@@ -83,3 +83,60 @@ def test_pre_tool_use_context_reaches_the_model_with_the_result_and_stop_context
     assert len(server.requests) == 3
 
 
+# Python: sleeps a second between two timestamps it records, then answers as told.
+TIMED = """
+import json, sys, time
+name, answer = sys.argv[1], sys.argv[2]
+json.load(sys.stdin)
+start = time.time()
+time.sleep(1)
+with open(name + ".times", "w") as out:
+    json.dump([start, time.time()], out)
+print(answer)
+"""
+
+
+def test_hooks_of_one_event_run_in_parallel_and_deny_beats_allow(
+    server: ReplayServer, workspace: Path
+) -> None:
+    timed = script(workspace, "timed.py", TIMED)
+
+    def answering(name: str, decision: str, context: str) -> dict[str, object]:
+        answer = json.dumps(
+            {
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": decision,
+                    "permissionDecisionReason": f"{name} says {decision}",
+                    "additionalContext": context,
+                }
+            }
+        )
+        return {
+            "type": "command",
+            "command": sys.executable,
+            "args": [str(timed), str(workspace / name), answer],
+        }
+
+    hooks = {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [answering("allower", "allow", "allowed by one")]},
+            {"matcher": "Bash|Read", "hooks": [answering("denier", "deny", "denied by two")]},
+        ]
+    }
+    server.reply_json(chat_reply(calls=(("c1", "Bash", {"command": "ls"}),)))
+    server.reply_json(chat_reply(text="done"))
+    status, out, err = run_settings(server, workspace, hooks)
+    assert status == 0, err
+    assert out.strip() == "done"
+    # deny beats allow: the tool did not run; the model got the denial and both contexts.
+    assert tool_log(workspace) == []
+    assert tool_messages(server, 1)["c1"] == (
+        "tool call skipped: denier says deny\n\n[hook context] allowed by one\ndenied by two"
+    )
+    # Both hooks ran, at the same time: each started before the other ended.
+    (a_start, a_end), (d_start, d_end) = (
+        json.loads((workspace / f"{name}.times").read_text()) for name in ("allower", "denier")
+    )
+    assert a_start < d_end
+    assert d_start < a_end

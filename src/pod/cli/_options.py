@@ -390,7 +390,7 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
             except PodUsageError as exc:
                 problems.append(f"{given}: {exc}")
                 continue
-            configured += claude.hooks
+            configured += claude.merged  # the hooks of one event run in parallel
             claude_run = ClaudeRun(session, claude_run.hooks + claude.session_hooks)
             if (warning := claude.warning()) is not None:
                 output.note(f"warning: {warning}")

@@ -53,6 +53,7 @@ from ..hooks._events import HookEvent
 from ..hooks._registry import FailurePolicy
 from ._claude_code import CLAUDE_CODE_EVENTS, DEFAULT_SESSION, ClaudeSession
 from ._claude_http import HTTP_DEFAULT_TIMEOUT, HttpHook, interpolated_headers
+from ._claude_merge import ClaudeHookGroup
 from ._claude_prompt import PROMPT_HOOK_TIMEOUT, PromptAsk, PromptHook
 from ._claude_session_hooks import SESSION_EVENTS, SessionHook
 from ._configured import ConfiguredCommandHook
@@ -165,7 +166,12 @@ class ClaudeSettings:
     source: str
     """The file, as given."""
     hooks: tuple[ConfiguredCommandHook, ...]
-    """The hooks that run, in file order."""
+    """Every hook of the file, one per entry, in file order (what ``pod rules check``
+    checks)."""
+    merged: tuple[ConfiguredCommandHook, ...]
+    """What runs: per Claude Code event, its one hook, or a :class:`ClaudeHookGroup` of
+    its hooks, which run in parallel and merge as Claude Code merges them (event order of
+    the file)."""
     session_hooks: tuple[SessionHook, ...]
     """``SessionStart``, ``SessionEnd`` and ``Notification`` hooks, which ``pod run`` runs
     itself around the run."""
@@ -232,8 +238,9 @@ def _display(entry: _CommandEntry) -> str:
 def load_claude_settings(
     path: str | os.PathLike[str], *, project_dir: str | os.PathLike[str] = "."
 ) -> list[ConfiguredCommandHook]:
-    """The hooks of a Claude Code settings file that run here (see
-    :func:`read_claude_settings`, which also says which events will not run)."""
+    """The hooks of a Claude Code settings file that run here, one per entry (see
+    :func:`read_claude_settings`, which also says which events will not run, and whose
+    ``merged`` runs the hooks of one event in parallel, as Claude Code does)."""
     return list(read_claude_settings(path, project_dir=project_dir).hooks)
 
 
@@ -274,7 +281,7 @@ def read_claude_settings(
             f"{source}: not a Claude Code settings file: {describe_validation(exc)}"
         ) from None
     if settings.get("disableAllHooks") is True:
-        return ClaudeSettings(source, (), (), ())
+        return ClaudeSettings(source, (), (), (), ())
     section = settings.get("hooks", {})
     if not isinstance(section, dict):
         raise fail("hooks", "must be an object keyed by event name")
@@ -283,6 +290,7 @@ def read_claude_settings(
         raise PodUsageError(f"the project folder {project} of {source} is not a folder")
     variables = {"CLAUDE_PROJECT_DIR": str(project), **(env or {})}
     configured: list[ConfiguredCommandHook] = []
+    merged: list[ConfiguredCommandHook] = []
     session_hooks: list[SessionHook] = []
     not_run: list[str] = []
     for name, groups in section.items():
@@ -298,9 +306,10 @@ def read_claude_settings(
             known = name in ALL_CLAUDE_EVENTS
             not_run.append(name if known else f"{name} (not a Claude Code event)")
             continue
+        of_event: list[ConfiguredCommandHook] = []
         for index, raw in enumerate(groups):
             where = f"hooks.{name}[{index}]"
-            configured += _group(
+            of_event += _group(
                 event,
                 source,
                 name=name,
@@ -311,7 +320,24 @@ def read_claude_settings(
                 session=session,
                 ask=ask,
             )
-    return ClaudeSettings(source, tuple(configured), tuple(session_hooks), tuple(not_run))
+        configured += of_event
+        merged += _in_parallel(source, name, of_event)
+    return ClaudeSettings(
+        source, tuple(configured), tuple(merged), tuple(session_hooks), tuple(not_run)
+    )
+
+
+def _in_parallel(
+    source: str, name: str, hooks: list[ConfiguredCommandHook]
+) -> list[ConfiguredCommandHook]:
+    """The hooks of one Claude Code event as they run: alone, or as one group."""
+    if len(hooks) < 2:  # a group is two or more
+        return hooks
+    first = hooks[0]
+    entries = [c.hook for c in hooks if not isinstance(c.hook, ClaudeHookGroup)]  # all: _group
+    group = ClaudeHookGroup(first.event, entries, fail_closed=first.on_error == "abort")
+    where = f"{source}: hooks.{name} ({len(hooks)} hooks in parallel)"
+    return [ConfiguredCommandHook(first.event, group, first.on_error, where)]
 
 
 def read_claude_plugin(
