@@ -161,6 +161,10 @@ class Approve(BaseModel, frozen=True, extra="forbid"):
 
     decision: Literal["approve"] = "approve"
     digest: str
+    arguments: str | None = None
+    """Run the call with these arguments instead (JSON object text), as a ``Rewrite``
+    would: the history records them, the tool validates them as it validates the model's;
+    ``None``: as it stands. ``digest`` still names the call the approver was shown."""
 
 
 PromptSubmitDecision: TypeAlias = Continue | Abort | Feedback

@@ -137,6 +137,9 @@ class ToolCalls:
         decision: Continue | Skip | Abort | Pause | Rewrite | Annotate
         if isinstance(resolution, Approve):
             decision = CONTINUE  # the Worker checked its digest on ``resume``
+            if resolution.arguments is not None:  # approved as the approver rewrote it
+                rewrite = Rewrite(arguments=resolution.arguments, reason="approved rewritten")
+                _apply_rewrite(history, call_state, rewrite)
         elif resolution is not None:
             decision = resolution
         elif not self._ask_pre:

@@ -140,3 +140,57 @@ def test_hooks_of_one_event_run_in_parallel_and_deny_beats_allow(
     )
     assert a_start < d_end
     assert d_start < a_end
+
+
+# Python: answers the approval pause of a Bash call: git push is approved as a dry run
+# (updatedInput, plus updatedPermissions that llm-pod does not apply), rm stops the run.
+APPROVER = """
+import json, sys
+data = json.load(sys.stdin)
+command = data["tool_input"]["command"]
+if command.startswith("rm"):
+    decision = {"behavior": "deny", "message": "rm: stopping here", "interrupt": True}
+else:
+    decision = {"behavior": "allow", "updatedInput": {"command": command + " --dry-run"},
+                "updatedPermissions": [{"type": "addRules", "behavior": "allow",
+                                        "rules": [{"toolName": "Bash"}],
+                                        "destination": "session"}]}
+print(json.dumps({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                                         "decision": decision}}))
+"""
+ASK = {
+    "type": "command",
+    "command": """echo '{"hookSpecificOutput": {"permissionDecision": "ask"}}'""",
+}
+
+
+def test_permission_request_approves_the_updated_input_and_interrupt_stops_the_run(
+    server: ReplayServer, workspace: Path
+) -> None:
+    approver = script(workspace, "approver.py", APPROVER)
+    hooks = {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [ASK]}],
+        "PermissionRequest": [{"hooks": [command(f"{sys.executable} {approver}")]}],
+    }
+    server.reply_json(chat_reply(calls=(("c_push", "Bash", {"command": "git push"}),)))
+    server.reply_json(chat_reply(calls=(("c_rm", "Bash", {"command": "rm -r build"}),)))
+    server.reply_json(chat_reply(text="never asked"))
+    status, _, err = run_settings(server, workspace, hooks)
+    # updatedInput: the approved call ran with the hook's arguments, and the model's history
+    # shows the call as it ran.
+    assert tool_log(workspace) == [{"tool": "Bash", "command": "git push --dry-run"}]
+    assert tool_messages(server, 1)["c_push"] == "ran: git push --dry-run"
+    [call] = [
+        c
+        for m in server.requests[1].body["messages"]
+        for c in m.get("tool_calls") or ()
+        if c["id"] == "c_push"
+    ]
+    assert json.loads(call["function"]["arguments"]) == {"command": "git push --dry-run"}
+    # updatedPermissions: one warning line that it is not applied (the rm call was asked).
+    [line] = [line for line in err.splitlines() if "updatedPermissions" in line]
+    assert "is not applied" in line
+    # deny + interrupt: the run stopped there; the model was not asked again.
+    assert len(server.requests) == 2
+    assert status == 1, err  # aborted
+    assert "rm: stopping here" in err

@@ -58,6 +58,28 @@ def answer(value: object) -> str:
             SessionHookOutcome(behavior="deny", message="not now"),
         ),
         ("PermissionRequest", "true", SessionHookOutcome()),
+        (
+            "PermissionRequest",
+            answer(
+                {
+                    "hookSpecificOutput": {
+                        "decision": {"behavior": "allow", "updatedInput": {"command": "ls -a"}}
+                    }
+                }
+            ),
+            SessionHookOutcome(behavior="allow", updated_input='{"command": "ls -a"}'),
+        ),
+        (
+            "PermissionRequest",
+            answer(
+                {
+                    "hookSpecificOutput": {
+                        "decision": {"behavior": "deny", "message": "stop", "interrupt": True}
+                    }
+                }
+            ),
+            SessionHookOutcome(behavior="deny", message="stop", interrupt=True),
+        ),
     ],
 )
 async def test_session_hook_answers(
@@ -75,6 +97,14 @@ async def test_session_hook_answers(
             answer({"hookSpecificOutput": {"decision": {"behavior": "maybe"}}}),
             "'maybe' (allow or deny)",
         ),
+        (
+            answer({"hookSpecificOutput": {"decision": {"behavior": "allow", "updatedInput": 1}}}),
+            "updatedInput that is not an object",
+        ),
+        (
+            answer({"hookSpecificOutput": {"decision": {"behavior": "deny", "interrupt": "y"}}}),
+            "interrupt that is not true or false",
+        ),
     ],
 )
 async def test_a_failing_permission_request_hook_denies_and_an_observer_only_warns(
@@ -86,7 +116,7 @@ async def test_a_failing_permission_request_hook_denies_and_an_observer_only_war
     assert command in denied.warning
     observed = await hook("Notification", command, tmp_path).run({}, session=ClaudeSession())
     assert observed.behavior is None
-    if "maybe" not in problem:  # a Notification hook's decision is not read at all
+    if "exited" in problem or "invalid" in problem:  # a Notification's decision is not read
         assert problem in observed.warning
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from llm_worker import (
+    Abort,
     Approve,
     ContextTooLongError,
     LlmClient,
@@ -344,7 +345,7 @@ def _asked_hooks(session: _Session, runner: asyncio.Runner, result: PodResult) -
     put to the hooks first; what they allow is approved (by its digest), what they deny is
     skipped, the rest waits for a human as before."""
     while isinstance(result, Paused) and result.pending_calls:
-        decisions: dict[str, Approve | Skip] = {}
+        decisions: dict[str, Approve | Skip | Abort] = {}
         for call in result.pending_calls:
             fields: dict[str, object] = {
                 "tool_name": call.tool_name,
@@ -357,15 +358,20 @@ def _asked_hooks(session: _Session, runner: asyncio.Runner, result: PodResult) -
                 outcome = runner.run(hook.run(fields, session=session.claude.session))
                 if outcome.warning:
                     session.output.note(f"warning: {outcome.warning}")
-                if outcome.behavior == "allow":
-                    decisions[call.call_id] = Approve(digest=call.digest)
+                reason = outcome.message or f"denied by PermissionRequest hook {hook.display}"
+                if outcome.behavior == "allow":  # with updatedInput: as the hook rewrote it
+                    approved = Approve(digest=call.digest, arguments=outcome.updated_input)
+                    decisions[call.call_id] = approved
+                elif outcome.interrupt:  # deny + interrupt: the run stops
+                    decisions[call.call_id] = Abort(reason=reason)
                 elif outcome.behavior == "deny":
-                    reason = outcome.message or f"denied by PermissionRequest hook {hook.display}"
                     decisions[call.call_id] = Skip(reason=reason)
                 if call.call_id in decisions:
+                    how = " (interrupt)" if outcome.interrupt else ""
+                    rewritten = " with updatedInput" if outcome.updated_input is not None else ""
                     session.output.note(
-                        f"PermissionRequest hook `{hook.display}`: {outcome.behavior} "
-                        f"{call.call_id} ({call.tool_name})"
+                        f"PermissionRequest hook `{hook.display}`: {outcome.behavior}{how}"
+                        f"{rewritten} {call.call_id} ({call.tool_name})"
                     )
                     break
         if not decisions:
