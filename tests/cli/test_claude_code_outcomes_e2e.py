@@ -194,3 +194,22 @@ def test_permission_request_approves_the_updated_input_and_interrupt_stops_the_r
     assert len(server.requests) == 2
     assert status == 1, err  # aborted
     assert "rm: stopping here" in err
+
+
+def test_a_prompt_hooks_model_is_the_model_its_question_goes_to(
+    server: ReplayServer, workspace: Path
+) -> None:
+    judged = {"type": "prompt", "prompt": "Refuse rm. $ARGUMENTS", "model": "judge-small"}
+    own = {"type": "prompt", "prompt": "Refuse curl. $ARGUMENTS"}
+    hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [judged]}], "Stop": [{"hooks": [own]}]}
+    server.reply_json(chat_reply(calls=(("c_rm", "Bash", {"command": "rm x"}),)))
+    server.reply_json(chat_reply(text='{"ok": false, "reason": "no rm"}'))  # judge-small
+    server.reply_json(chat_reply(text="gave up"))
+    server.reply_json(chat_reply(text='{"ok": true}'))  # Stop: the run's own model
+    status, out, err = run_settings(server, workspace, hooks)
+    assert status == 0, err
+    assert out.strip() == "gave up"
+    models = [request.body["model"] for request in server.requests]
+    assert models == ["m", "judge-small", "m", "m"]
+    assert "no rm" in tool_messages(server, 2)["c_rm"]
+    assert tool_log(workspace) == []

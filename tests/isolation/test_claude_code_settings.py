@@ -302,6 +302,29 @@ def test_a_settings_file_this_runtime_cannot_honour_is_refused(
         load_claude_settings(path, project_dir=tmp_path)
 
 
+async def _never(system: str, prompt: str) -> str:
+    raise AssertionError("not asked")
+
+
+def test_a_prompt_hooks_model_needs_a_way_to_ask_that_model(tmp_path: Path) -> None:
+    hooks = {"Stop": [{"hooks": [{"type": "prompt", "prompt": "done?", "model": "haiku"}]}]}
+    path = write_settings(tmp_path, hooks)
+    message = (
+        rf"^{path}: hooks\.Stop\[0\]\.hooks\[0\]: a \"prompt\" hook's model 'haiku' cannot be "
+        r"chosen here \(no way to ask another model is configured\): drop \"model\""
+    )
+    with pytest.raises(PodUsageError, match=message):
+        read_claude_settings(path, project_dir=tmp_path, ask=_never)
+    chosen: list[str] = []
+
+    def ask_model(model: str) -> Any:
+        chosen.append(model)
+        return _never
+
+    read_claude_settings(path, project_dir=tmp_path, ask=_never, ask_model=ask_model)
+    assert chosen == ["haiku"]
+
+
 def test_matchers_of_events_without_tools_are_ignored_as_claude_code_does(
     tmp_path: Path,
 ) -> None:

@@ -24,7 +24,7 @@ from ..command._claude_code_settings import read_claude_plugin, read_claude_sett
 from ..command._claude_session_hooks import SessionHook
 from ..command._claude_transcript import ClaudeTranscript, TranscriptPort
 from ..command._configured import ConfiguredCommandHook
-from ..command._model_ask import model_asker
+from ..command._model_ask import model_asker, other_model_asker
 from ..hooks._errors import McpServerError, PodUsageError
 from ..hooks._hook_files import HookFileError
 from ..hooks._registry import FrozenHookRegistry, HookRegistry
@@ -377,6 +377,13 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
         if not (options.claude_settings or options.claude_plugins):
             transcript = None
         ask = None if client is None else model_asker(client)  # for "prompt" hooks
+        ask_model = other_model_asker(  # for "prompt" hooks that name a model
+            options.model,
+            base_url=options.base_url,
+            api_key=args.api_key,
+            timeout=options.timeout,
+            max_retries=options.max_retries,
+        )
         readers = [
             (f"--claude-settings {path}", functools.partial(read_claude_settings, path))
             for path in options.claude_settings
@@ -386,7 +393,9 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
         ]
         for given, read in readers:
             try:
-                claude = read(project_dir=options.workdir, session=session, ask=ask)
+                claude = read(
+                    project_dir=options.workdir, session=session, ask=ask, ask_model=ask_model
+                )
             except PodUsageError as exc:
                 problems.append(f"{given}: {exc}")
                 continue

@@ -40,7 +40,7 @@ import os
 import re
 import shlex
 import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal, final
@@ -141,7 +141,7 @@ class _HttpEntry(BaseModel, frozen=True, extra="forbid", strict=True):
 class _PromptEntry(BaseModel, frozen=True, extra="forbid", strict=True):
     type: Literal["prompt"]
     prompt: str = Field(min_length=1)
-    model: str = ""  # Claude Code's choice of model; here the Pod's own model answers
+    model: str = ""  # the model to ask; "": the Pod's own
     timeout: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     statusMessage: str = ""
 
@@ -251,6 +251,7 @@ def read_claude_settings(
     env: Mapping[str, str] | None = None,
     session: ClaudeSession = DEFAULT_SESSION,
     ask: PromptAsk | None = None,
+    ask_model: Callable[[str], PromptAsk] | None = None,
 ) -> ClaudeSettings:
     """Read the ``hooks`` section of a Claude Code settings file (or a plugin's
     ``hooks/hooks.json``).
@@ -262,6 +263,8 @@ def read_claude_settings(
         session: the ``session_id`` and ``transcript_path`` the scripts read.
         ask: how ``prompt`` hooks ask the model (``pod run``: the run's own client); without
             it a ``prompt`` hook refuses the file.
+        ask_model: how a ``prompt`` hook with a ``model`` asks that model (``pod run``: the
+            run's provider, API and key); without it such a hook refuses the file.
 
     Raises:
         PodUsageError: the file cannot be read, is not a JSON object, or declares a hook
@@ -319,6 +322,7 @@ def read_claude_settings(
                 variables=variables,
                 session=session,
                 ask=ask,
+                ask_model=ask_model,
             )
         configured += of_event
         merged += _in_parallel(source, name, of_event)
@@ -346,6 +350,7 @@ def read_claude_plugin(
     project_dir: str | os.PathLike[str] = ".",
     session: ClaudeSession = DEFAULT_SESSION,
     ask: PromptAsk | None = None,
+    ask_model: Callable[[str], PromptAsk] | None = None,
 ) -> ClaudeSettings:
     """Read a Claude Code plugin's hooks, ``FOLDER/hooks/hooks.json``: its commands run with
     ``CLAUDE_PLUGIN_ROOT`` set to the folder (as absolute path) and ``CLAUDE_PROJECT_DIR``
@@ -367,6 +372,7 @@ def read_claude_plugin(
         env={"CLAUDE_PLUGIN_ROOT": str(root)},
         session=session,
         ask=ask,
+        ask_model=ask_model,
     )
 
 
@@ -462,6 +468,7 @@ def _group(
     variables: Mapping[str, str],
     session: ClaudeSession,
     ask: PromptAsk | None,
+    ask_model: Callable[[str], PromptAsk] | None,
 ) -> list[ConfiguredCommandHook]:
     """The hooks of one ``{matcher, hooks}`` object."""
 
@@ -488,10 +495,20 @@ def _group(
         hook: CommandHook[Any, Any] | HttpHook[Any, Any] | PromptHook[Any, Any]
         if isinstance(entry, _PromptEntry):
             assert ask is not None  # _entries refuses a prompt hook without one
+            asking = ask
+            if entry.model:
+                if ask_model is None:
+                    raise fail(
+                        at,
+                        f'a "prompt" hook\'s model {entry.model!r} cannot be chosen here '
+                        '(no way to ask another model is configured): drop "model" to '
+                        "ask the run's own",
+                    )
+                asking = ask_model(entry.model)
             hook = PromptHook(
                 event,
                 entry.prompt,
-                ask,
+                asking,
                 timeout=entry.timeout or PROMPT_HOOK_TIMEOUT,
                 cwd=str(project),
                 matcher=matcher,
