@@ -257,9 +257,20 @@ def write_settings(tmp_path: Path, hooks: object) -> Path:
         ),
         pytest.param(
             {"Stop": [{"hooks": [{"type": "agent", "prompt": "verify"}]}]},
-            r'hooks\.Stop\[0\]\.hooks\[0\]: a "agent" hook cannot run here: llm-pod runs '
-            r'"command", "http" and "prompt" hooks only',
+            r'hooks\.Stop\[0\]\.hooks\[0\]: an "agent" hook cannot run here: llm-pod runs '
+            r'"command", "http" and "prompt" hooks only \(remove it, or make it a "prompt" hook',
             id="agent-hook",
+        ),
+        pytest.param(
+            {
+                "PostToolUse": [
+                    {"hooks": [{"type": "command", "command": "x"}]},
+                    {"hooks": [{"type": "mcp_tool", "server": "s", "tool": "t"}]},
+                ]
+            },
+            r'hooks\.PostToolUse\[1\]\.hooks\[0\]: an "mcp_tool" hook cannot run here: '
+            r".* \(remove it, or make it a command that calls the tool\)$",
+            id="mcp-tool-hook",
         ),
         pytest.param(
             {"PostToolUse": [{"hooks": [{"type": "http", "url": "file:///etc/passwd"}]}]},

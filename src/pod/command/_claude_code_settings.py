@@ -93,6 +93,14 @@ _GUARDS: Final[tuple[HookEvent[Any, Any], ...]] = (events.PRE_TOOL_CALL, events.
 _PLAIN_NAMES: Final = re.compile(r"[A-Za-z0-9_| ,-]+")
 _HANDLER_TYPES: Final = ("command", "http", "prompt", "agent", "mcp_tool")
 _RUN: Final = ("command", "http", "prompt")
+_CANNOT_RUN: Final = {
+    "agent": 'an "agent" hook cannot run here: llm-pod runs "command", "http" and "prompt" '
+    'hooks only (remove it, or make it a "prompt" hook, which asks the model one question '
+    "without tools, or a command)",
+    "mcp_tool": 'an "mcp_tool" hook cannot run here: llm-pod runs "command", "http" and '
+    '"prompt" hooks only (remove it, or make it a command that calls the tool)',
+}
+"""Why each handler type of Claude Code's that does not run here is refused, and the fix."""
 
 
 def claude_matcher(matcher: str) -> str | None:
@@ -390,12 +398,7 @@ def _entries(
         at = f"{where}.hooks[{number}]"
         kind = raw_entry.get("type") if isinstance(raw_entry, dict) else None
         if isinstance(kind, str) and kind not in _RUN and kind in _HANDLER_TYPES:
-            raise _fail(
-                source,
-                at,
-                f'a "{kind}" hook cannot run here: llm-pod runs "command", "http" and '
-                '"prompt" hooks only (remove it, or rewrite it as a command)',
-            )
+            raise _fail(source, at, _CANNOT_RUN[kind])
         if kind == "prompt" and not can_prompt:
             raise _fail(
                 source,
