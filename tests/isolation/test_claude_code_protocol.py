@@ -23,23 +23,13 @@ from pod import (
     PromptSubmitInfo,
     Rewrite,
     Skip,
-    ToolResultSummary,
     TurnEndInfo,
     events,
 )
 from pod.command._claude_code import SESSION_ID, claude_output_schema, claude_stdin_schema
 
-from .conftest import CALL, ScriptFactory
+from .conftest import CALL, RESULT, ScriptFactory
 
-RESULT = ToolResultSummary(
-    call_id="c1",
-    tool_name="shell",
-    arguments='{"command": "ls"}',
-    is_error=False,
-    output_preview="ok",
-    output_length=2,
-    turn=0,
-)
 PROMPT = PromptSubmitInfo(input_text="hello", turn=0)
 TURN_END = TurnEndInfo(turn=0, tool_calls_in_turn=1, final_text_preview="done")
 CONTINUED = TurnEndInfo(turn=0, tool_calls_in_turn=1, final_text_preview="done", continued=1)

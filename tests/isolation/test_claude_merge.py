@@ -20,22 +20,11 @@ from pod import (
     Pause,
     Rewrite,
     Skip,
-    ToolResultSummary,
     events,
 )
 from pod.command._claude_merge import ClaudeHookGroup, merged_decision
 
-from .conftest import CALL, ScriptFactory
-
-RESULT = ToolResultSummary(
-    call_id="c1",
-    tool_name="shell",
-    arguments='{"command": "ls"}',
-    is_error=False,
-    output_preview="ok",
-    output_length=2,
-    turn=0,
-)
+from .conftest import CALL, RESULT, ScriptFactory
 
 
 @pytest.mark.parametrize(

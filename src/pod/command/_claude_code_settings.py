@@ -8,8 +8,8 @@
 Contract: the file loads whole. An event of Claude Code's that has no counterpart here (or a
 name that is no Claude Code event) is kept out and reported: :attr:`ClaudeSettings.not_run`
 lists them all, and ``pod run`` and ``pod rules check`` print them in one line. Everything
-else is checked before anything runs: a handler ``type`` other than ``command`` and ``http``
-(``_claude_http``), an unknown
+else is checked before anything runs: a handler ``type`` other than ``command``, ``http``
+(``_claude_http``) and ``prompt`` (``_claude_prompt``), an unknown
 key, a bad value or a matcher that is no regular expression refuses the file with a
 :class:`PodUsageError` naming the file and the JSON path of the entry
 (``hooks.PreToolUse[0].hooks[1]``).
@@ -26,6 +26,9 @@ in the tool name (unanchored). Matchers of events without tools are ignored.
 ``SessionStart``, ``SessionEnd``, ``Notification`` and ``PermissionRequest`` hooks, which no
 llm-pod event serves, are read into :attr:`ClaudeSettings.session_hooks` for ``pod run`` to
 run around the run (``_claude_session_hooks``).
+
+The hooks of one event of a file run in parallel, their outcomes merged, as Claude Code runs
+them (:attr:`ClaudeSettings.merged`, ``_claude_merge``).
 
 Failing hooks: a guard event's (``PreToolUse``, ``UserPromptSubmit``) fails closed (the
 run aborts, naming the command, its exit status and its stderr); an observe-only event's
