@@ -80,7 +80,7 @@ def merged_decision(decisions: Sequence[object], *, name: str) -> object:
         return Abort(reason=reason)  # the run ends: nothing else is delivered
     result: Continue | Skip | Pause | Rewrite | Feedback
     if winner is Skip:
-        result = Skip(reason=reason)  # a denied call runs with no arguments at all
+        result = Skip(reason=reason)  # a denied call does not run: its rewrites do not matter
     else:
         then = Pause(reason=reason) if winner is Pause else None
         if rewrites:
