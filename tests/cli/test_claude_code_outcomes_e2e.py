@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from tests.cli.conftest import ReplayServer, chat_reply
 from tests.cli.test_claude_code_hooks_e2e import (
     command,
+    run,
     run_settings,
     script,
     tool_log,
@@ -212,4 +214,30 @@ def test_a_prompt_hooks_model_is_the_model_its_question_goes_to(
     models = [request.body["model"] for request in server.requests]
     assert models == ["m", "judge-small", "m", "m"]
     assert "no rm" in tool_messages(server, 2)["c_rm"]
+    assert tool_log(workspace) == []
+
+
+def test_hooks_of_several_files_merge_too_and_deny_beats_ask(
+    server: ReplayServer, workspace: Path
+) -> None:
+    def answer(decision: str) -> dict[str, Any]:
+        specific = {"permissionDecision": decision, "permissionDecisionReason": decision + "!"}
+        return {
+            "type": "command",
+            "command": f"echo '{json.dumps({'hookSpecificOutput': specific})}'",
+        }
+
+    asking = workspace / "asking.json"
+    asking.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [answer("ask")]}]}}))
+    denying = workspace / "denying.json"
+    denying.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [answer("deny")]}]}}))
+    server.reply_json(chat_reply(calls=(("c1", "Bash", {"command": "ls"}),)))
+    server.reply_json(chat_reply(text="done"))
+    status, out, err = run(
+        server, workspace, f"--claude-settings={asking}", f"--claude-settings={denying}"
+    )
+    # The ask of the first file does not pause the run before the second file's deny.
+    assert status == 0, err
+    assert out.strip() == "done"
+    assert tool_messages(server, 1)["c1"] == "tool call skipped: deny!"
     assert tool_log(workspace) == []

@@ -20,7 +20,12 @@ from llm_worker import HookPort, Item, LlmClient, Tool
 from llm_worker.providers import MissingCredentialsError, ProviderSetupError, client_from_spec
 
 from ..command._claude_code import ClaudeSession
-from ..command._claude_code_settings import read_claude_plugin, read_claude_settings
+from ..command._claude_code_settings import (
+    ClaudeSettings,
+    read_claude_plugin,
+    read_claude_settings,
+    run_in_parallel,
+)
 from ..command._claude_session_hooks import SessionHook
 from ..command._claude_transcript import ClaudeTranscript, TranscriptPort
 from ..command._configured import ConfiguredCommandHook
@@ -391,6 +396,7 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
             (f"--claude-plugin {path}", functools.partial(read_claude_plugin, path))
             for path in options.claude_plugins
         ]
+        claude_files: list[ClaudeSettings] = []
         for given, read in readers:
             try:
                 claude = read(
@@ -399,10 +405,11 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
             except PodUsageError as exc:
                 problems.append(f"{given}: {exc}")
                 continue
-            configured += claude.merged  # the hooks of one event run in parallel
+            claude_files.append(claude)
             claude_run = ClaudeRun(session, claude_run.hooks + claude.session_hooks)
             if (warning := claude.warning()) is not None:
                 output.note(f"warning: {warning}")
+        configured += run_in_parallel(claude_files)  # one event's hooks, of every file, at once
     policy_hooks = _policy_commands(configured)
     user_hooks = HookRegistry().freeze()
     tools: list[Tool] = []

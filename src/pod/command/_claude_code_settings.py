@@ -27,8 +27,8 @@ in the tool name (unanchored). Matchers of events without tools are ignored.
 llm-pod event serves, are read into :attr:`ClaudeSettings.session_hooks` for ``pod run`` to
 run around the run (``_claude_session_hooks``).
 
-The hooks of one event of a file run in parallel, their outcomes merged, as Claude Code runs
-them (:attr:`ClaudeSettings.merged`, ``_claude_merge``).
+The hooks of one event run in parallel, their outcomes merged, as Claude Code runs them, also
+across files (:func:`run_in_parallel`, ``_claude_merge``).
 
 Failing hooks: a guard event's (``PreToolUse``, ``UserPromptSubmit``) fails closed (the
 run aborts, naming the command, its exit status and its stderr); an observe-only event's
@@ -43,7 +43,7 @@ import os
 import re
 import shlex
 import shutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal, final
@@ -72,6 +72,7 @@ __all__ = [
     "load_claude_settings",
     "read_claude_plugin",
     "read_claude_settings",
+    "run_in_parallel",
 ]
 
 CLAUDE_DEFAULT_TIMEOUT: Final = 600.0
@@ -179,16 +180,22 @@ class ClaudeSettings:
     hooks: tuple[ConfiguredCommandHook, ...]
     """Every hook of the file, one per entry, in file order (what ``pod rules check``
     checks)."""
-    merged: tuple[ConfiguredCommandHook, ...]
-    """What runs: per Claude Code event, its one hook, or a :class:`ClaudeHookGroup` of
-    its hooks, which run in parallel and merge as Claude Code merges them (event order of
-    the file)."""
+
     session_hooks: tuple[SessionHook, ...]
     """``SessionStart``, ``SessionEnd`` and ``Notification`` hooks, which ``pod run`` runs
     itself around the run."""
     not_run: tuple[str, ...]
     """Event names of the file that have no counterpart here (file order, each once); an
     unknown name is marked ``(not a Claude Code event)``."""
+    by_event: tuple[tuple[str, tuple[ConfiguredCommandHook, ...]], ...] = ()
+    """The ``hooks`` of each Claude Code event name of the file, in file order."""
+
+    @property
+    def merged(self) -> list[ConfiguredCommandHook]:
+        """What runs: per Claude Code event, its one hook, or a :class:`ClaudeHookGroup`
+        of its hooks, which run in parallel and merge as Claude Code merges them (see
+        :func:`run_in_parallel` for several files)."""
+        return run_in_parallel([self])
 
     def warning(self) -> str | None:
         """One line naming every event of the file that will not run (``None``: all run)."""
@@ -295,7 +302,7 @@ def read_claude_settings(
             f"{source}: not a Claude Code settings file: {describe_validation(exc)}"
         ) from None
     if settings.get("disableAllHooks") is True:
-        return ClaudeSettings(source, (), (), (), ())
+        return ClaudeSettings(source, (), (), ())
     section = settings.get("hooks", {})
     if not isinstance(section, dict):
         raise fail("hooks", "must be an object keyed by event name")
@@ -304,7 +311,7 @@ def read_claude_settings(
         raise PodUsageError(f"the project folder {project} of {source} is not a folder")
     variables = {"CLAUDE_PROJECT_DIR": str(project), **(env or {})}
     configured: list[ConfiguredCommandHook] = []
-    merged: list[ConfiguredCommandHook] = []
+    by_event: list[tuple[str, tuple[ConfiguredCommandHook, ...]]] = []
     session_hooks: list[SessionHook] = []
     not_run: list[str] = []
     for name, groups in section.items():
@@ -336,23 +343,34 @@ def read_claude_settings(
                 ask_model=ask_model,
             )
         configured += of_event
-        merged += _in_parallel(source, name, of_event)
+        by_event.append((name, tuple(of_event)))
     return ClaudeSettings(
-        source, tuple(configured), tuple(merged), tuple(session_hooks), tuple(not_run)
+        source, tuple(configured), tuple(session_hooks), tuple(not_run), tuple(by_event)
     )
 
 
-def _in_parallel(
-    source: str, name: str, hooks: list[ConfiguredCommandHook]
-) -> list[ConfiguredCommandHook]:
-    """The hooks of one Claude Code event as they run: alone, or as one group."""
-    if len(hooks) < 2:  # a group is two or more
-        return hooks
-    first = hooks[0]
-    entries = [c.hook for c in hooks if not isinstance(c.hook, ClaudeHookGroup)]  # all: _group
-    group = ClaudeHookGroup(first.event, entries, fail_closed=first.on_error == "abort")
-    where = f"{source}: hooks.{name} ({len(hooks)} hooks in parallel)"
-    return [ConfiguredCommandHook(first.event, group, first.on_error, where)]
+def run_in_parallel(files: Sequence[ClaudeSettings]) -> list[ConfiguredCommandHook]:
+    """The hooks of settings files (and plugins) as they run, as Claude Code runs them:
+    per Claude Code event, every hook of every file in one :class:`ClaudeHookGroup` (their
+    outcomes merged), or the one hook the event has."""
+    of_event: dict[str, list[ConfiguredCommandHook]] = {}
+    sources: dict[str, list[str]] = {}
+    for settings in files:
+        for name, declared in settings.by_event:
+            of_event.setdefault(name, []).extend(declared)
+            if declared:
+                sources.setdefault(name, []).append(settings.source)
+    running: list[ConfiguredCommandHook] = []
+    for name, hooks in of_event.items():
+        if len(hooks) < 2:  # a group is two or more
+            running += hooks
+            continue
+        first = hooks[0]
+        entries = [c.hook for c in hooks if not isinstance(c.hook, ClaudeHookGroup)]  # all
+        group = ClaudeHookGroup(first.event, entries, fail_closed=first.on_error == "abort")
+        where = f"{', '.join(sources[name])}: hooks.{name} ({len(hooks)} hooks in parallel)"
+        running.append(ConfiguredCommandHook(first.event, group, first.on_error, where))
+    return running
 
 
 def read_claude_plugin(
