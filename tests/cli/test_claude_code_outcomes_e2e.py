@@ -241,3 +241,30 @@ def test_hooks_of_several_files_merge_too_and_deny_beats_ask(
     assert out.strip() == "done"
     assert tool_messages(server, 1)["c1"] == "tool call skipped: deny!"
     assert tool_log(workspace) == []
+
+
+def test_permission_request_hooks_all_answer_and_a_deny_beats_an_allow(
+    server: ReplayServer, workspace: Path
+) -> None:
+    def answering(name: str, behavior: str) -> dict[str, Any]:
+        decision = {"behavior": behavior, "message": f"{name}: {behavior}"}
+        answer = json.dumps({"hookSpecificOutput": {"decision": decision}})
+        return command(f"touch {workspace / name}; echo '{answer}'")
+
+    hooks = {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [ASK]}],
+        "PermissionRequest": [
+            {"hooks": [answering("allower", "allow")]},
+            {"matcher": "Bash", "hooks": [answering("denier", "deny")]},
+        ],
+    }
+    server.reply_json(chat_reply(calls=(("c1", "Bash", {"command": "ls"}),)))
+    server.reply_json(chat_reply(text="done"))
+    status, out, err = run_settings(server, workspace, hooks)
+    assert status == 0, err
+    assert out.strip() == "done"
+    # The first hook's allow did not approve the call before the second hook was asked.
+    assert tool_log(workspace) == []
+    assert "denier: deny" in tool_messages(server, 1)["c1"]
+    assert (workspace / "allower").exists()
+    assert (workspace / "denier").exists()

@@ -8,7 +8,9 @@ What ``SessionStart`` prints (plain stdout or ``additionalContext``) is returned
 the model, which the caller hands to ``Pod.notify``; a ``PermissionRequest`` answer is
 returned as ``allow`` (with ``updatedInput``, the arguments to approve instead) or ``deny``
 (with ``interrupt: true``, stopping the run) for the caller to turn into ``Approve``,
-``Skip`` or ``Abort``; ``updatedPermissions`` is not applied (a warning says so). A failing
+``Skip`` or ``Abort``; ``updatedPermissions`` is not applied (a warning says so). The
+``PermissionRequest`` hooks of a call run side by side and merge (:func:`merged_permission`,
+a deny beats an allow). A failing
 hook is a warning line naming its command, exit status and stderr; a failing
 ``PermissionRequest`` hook also denies (a guard fails closed).
 """
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, cast, final
 
@@ -26,7 +28,7 @@ import pydantic_core
 from ._claude_code import BLOCKING_EXIT, ClaudeSession
 from ._process import ProcessFailure, hook_environment, run_once
 
-__all__ = ["SESSION_EVENTS", "SessionHook", "SessionHookOutcome"]
+__all__ = ["SESSION_EVENTS", "SessionHook", "SessionHookOutcome", "merged_permission"]
 
 SESSION_EVENTS: Final = ("SessionStart", "SessionEnd", "Notification", "PermissionRequest")
 """The Claude Code events ``pod run`` runs around the run (``PermissionRequest``: at a
@@ -165,3 +167,28 @@ class SessionHook:
             updated_input=json.dumps(updated) if allowed and updated is not None else None,
             interrupt=interrupt and not allowed,
         )
+
+
+def merged_permission(outcomes: Sequence[SessionHookOutcome]) -> SessionHookOutcome:
+    """One answer for the ``PermissionRequest`` hooks of a call that ran side by side (in
+    file order), merged as Claude Code merges them: a deny beats an allow (an interrupt
+    among the denies stops the run; their messages are joined), and an allow carries its
+    ``updatedInput``; two different ones deny the call (neither hook saw the other's)."""
+    denies = [o for o in outcomes if o.behavior == "deny"]
+    allows = [o for o in outcomes if o.behavior == "allow"]
+    if denies:
+        return SessionHookOutcome(
+            behavior="deny",
+            message="; ".join(dict.fromkeys(o.message for o in denies if o.message)),
+            interrupt=any(o.interrupt for o in denies),
+        )
+    if not allows:
+        return SessionHookOutcome()
+    rewrites = list(dict.fromkeys(o.updated_input for o in allows if o.updated_input is not None))
+    if len(rewrites) > 1:
+        return SessionHookOutcome(
+            behavior="deny",
+            message="PermissionRequest hooks approved the call with different arguments "
+            f"(updatedInput): {' / '.join(rewrites)}",
+        )
+    return SessionHookOutcome(behavior="allow", updated_input=rewrites[0] if rewrites else None)
