@@ -37,6 +37,7 @@ def test_schema_of_all_events_matches_the_catalogue(capsys: pytest.CaptureFixtur
     assert pre_tool_output["discriminator"]["propertyName"] == "decision"
     assert sorted(pre_tool_output["discriminator"]["mapping"]) == [
         "abort",
+        "annotate",
         "continue",
         "pause",
         "rewrite",

@@ -16,6 +16,7 @@ from ._client import ScriptedReply as ScriptedReply
 from ._client import StopReason as StopReason
 from ._client import Usage as Usage
 from ._decisions import Abort as Abort
+from ._decisions import Annotate as Annotate
 from ._decisions import Approve as Approve
 from ._decisions import Continue as Continue
 from ._decisions import Feedback as Feedback
@@ -94,6 +95,7 @@ __all__ = [
     "SNAPSHOT_VERSION",
     "Abort",
     "Aborted",
+    "Annotate",
     "ApprovalMismatchError",
     "Approve",
     "CallResolution",

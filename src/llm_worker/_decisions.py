@@ -4,8 +4,8 @@ Decisions are frozen values, never exceptions. Each event accepts only its own s
 spelled as a union alias (:data:`PreToolDecision`, ...), so a hook returning ``Skip`` from
 ``PRE_LLM_REQUEST`` is a type error under any checker. No decision carries items: a hook
 can stop or steer the run, never write to its context. The one decision that changes what
-runs, :class:`Rewrite`, and the one that tells the model something, :class:`Feedback`, are
-declared data the engine validates and applies itself.
+runs, :class:`Rewrite`, and the ones that tell the model something, :class:`Feedback` and
+:class:`Annotate`, are declared data the engine validates and applies itself.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pydantic import BaseModel, JsonValue
 __all__ = [
     "CONTINUE",
     "Abort",
+    "Annotate",
     "Approve",
     "Continue",
     "Feedback",
@@ -129,6 +130,27 @@ class Feedback(BaseModel, frozen=True, extra="forbid"):
 
 
 @final
+class Annotate(BaseModel, frozen=True, extra="forbid"):
+    """Tell the model ``text`` next to this tool call's result (``PRE_TOOL_CALL`` only).
+
+    Context about the call from before it runs (Claude Code's ``additionalContext`` at
+    ``PreToolUse``). It decides nothing by itself: ``then`` is the decision about the call
+    (``None``: ask the next hook, as ``Continue`` does; a ``Rewrite``: as that ``Rewrite``
+    does), so an ``Annotate`` never lets a call past a hook after it. The engine, not the
+    hook, writes ``text``, bounded to ``REASON_BYTES`` with a marker, after the result the
+    model sees, as ``[hook context] ...``: the call's output, or the error result of a
+    skipped call (a pause keeps it until the call is decided; an ``Abort`` ends the run
+    and the text goes nowhere). Several hooks' texts are joined, one a line, in hook order.
+    """
+
+    decision: Literal["annotate"] = "annotate"
+    text: str
+    """What the model is told with the call's result."""
+    then: Skip | Abort | Pause | Rewrite | None = None
+    """The decision about the call; ``None``: ask the next hook."""
+
+
+@final
 class Approve(BaseModel, frozen=True, extra="forbid"):
     """Approve a paused tool call on ``resume``, naming the digest the approver was shown.
 
@@ -139,13 +161,17 @@ class Approve(BaseModel, frozen=True, extra="forbid"):
 
     decision: Literal["approve"] = "approve"
     digest: str
+    arguments: str | None = None
+    """Run the call with these arguments instead (JSON object text), as a ``Rewrite``
+    would: the history records them, the tool validates them as it validates the model's;
+    ``None``: as it stands. ``digest`` still names the call the approver was shown."""
 
 
 PromptSubmitDecision: TypeAlias = Continue | Abort | Feedback
 """Legal at ``PROMPT_SUBMIT``."""
 PreRequestDecision: TypeAlias = Continue | Abort | Pause
 """Legal at ``PRE_LLM_REQUEST``."""
-PreToolDecision: TypeAlias = Continue | Skip | Abort | Pause | Rewrite
+PreToolDecision: TypeAlias = Continue | Skip | Abort | Pause | Rewrite | Annotate
 """Legal at ``PRE_TOOL_CALL``."""
 PostToolDecision: TypeAlias = Continue | Skip | Abort | Pause | Feedback
 """Legal at ``POST_TOOL_CALL``."""

@@ -34,6 +34,8 @@ class CallState:
     pre_intercepted: bool = False
     decision: Literal["undecided", "approved", "skipped"] = "undecided"
     skip_reason: str = ""
+    context: str = ""
+    """An ``Annotate``'s text: written after the call's result when it is recorded."""
     result: ToolResult | None = None
     post_intercepted: bool = False
     recorded: bool = False

@@ -13,7 +13,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple, TypeAlias, assert_never, final
 
 from ._arguments import parse_arguments
-from ._decisions import CONTINUE, Abort, Approve, Continue, Feedback, Pause, Rewrite, Skip
+from ._decisions import (
+    CONTINUE,
+    Abort,
+    Annotate,
+    Approve,
+    Continue,
+    Feedback,
+    Pause,
+    Rewrite,
+    Skip,
+)
 from ._errors import HookFailedError, UsageError
 from ._history import History
 from ._hook_port import HookPoint, HookPort
@@ -124,9 +134,12 @@ class ToolCalls:
             if not isinstance(action, Continue):
                 return _decided(call_state, action)
         resolution = resolutions.get(call_state.call.call_id) if resolutions else None
-        decision: Continue | Skip | Abort | Pause | Rewrite
+        decision: Continue | Skip | Abort | Pause | Rewrite | Annotate
         if isinstance(resolution, Approve):
             decision = CONTINUE  # the Worker checked its digest on ``resume``
+            if resolution.arguments is not None:  # approved as the approver rewrote it
+                rewrite = Rewrite(arguments=resolution.arguments, reason="approved rewritten")
+                _apply_rewrite(history, call_state, rewrite)
         elif resolution is not None:
             decision = resolution
         elif not self._ask_pre:
@@ -143,6 +156,9 @@ class ToolCalls:
                     turn=state.turn,
                 ),
             )
+            if isinstance(decision, Annotate):
+                call_state.context = decision.text  # written with the result, below
+                decision = CONTINUE if decision.then is None else decision.then
             if isinstance(decision, Rewrite):
                 _apply_rewrite(history, call_state, decision)
                 decision = CONTINUE if decision.then is None else decision.then
@@ -299,6 +315,12 @@ def _rewrite_call(history: History, call_state: CallState, new_call: ToolCall) -
 
 def _append_result(history: History, call_state: CallState, result: ToolResult) -> None:
     if not call_state.recorded:
+        if call_state.context:
+            # An ``Annotate``'s text: the model sees it with the result of the call it is about.
+            content = f"{result.content}\n\n[hook context] {bounded(call_state.context)}"
+            result = ToolResult(
+                call_id=result.call_id, name=result.name, content=content, is_error=result.is_error
+            )
         history.append(result)
         call_state.recorded = True
 

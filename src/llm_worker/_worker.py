@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final, assert_never, final
 
+from ._arguments import parse_arguments
 from ._client import LlmClient, LlmRequest, LlmResponse, Usage
 from ._decisions import CONTINUE, Abort, Approve, Continue, Feedback, Pause
 from ._digest import call_digest
@@ -269,13 +270,15 @@ class Worker(Privileged):
             decisions: decisions for pending tool calls by ``call_id``; each takes the place of
                 the hooks' decision for that call (the interceptors still run first). A pending
                 call without one is put to the hooks again. ``Approve(digest=...)`` approves a
-                call only if the digest is the pending call's (``PendingCall.digest``).
+                call only if the digest is the pending call's (``PendingCall.digest``); with
+                ``arguments``, the call runs with those instead.
 
         Raises:
             WorkerStateError: the Worker is not paused or yielded, or a decision names a call
                 that is not pending (e.g. an approval replayed after the call was decided,
                 or after a cancelled run closed it).
             ApprovalMismatchError: an ``Approve`` names another digest than the call's.
+            UsageError: an ``Approve``'s ``arguments`` are not a JSON object.
         """
         state = self._state
         if state.status not in ("paused", "yielded"):
@@ -293,6 +296,12 @@ class Worker(Privileged):
                 if resolution.digest != current:
                     raise ApprovalMismatchError(
                         call_id=call_state.call.call_id, shown=resolution.digest, current=current
+                    )
+                rewritten = resolution.arguments
+                if rewritten is not None and parse_arguments(rewritten) is None:
+                    raise UsageError(
+                        f"the approval of call {call_state.call.call_id} rewrites its "
+                        "arguments to text that is not a JSON object"
                     )
         state.status = "running"
         return await self._guarded(self._advance(resolutions))

@@ -7,6 +7,7 @@ a decision legal for its event; nothing it receives leads back to the run's cont
 from llm_worker import Abort as Abort
 from llm_worker import Aborted as Aborted
 from llm_worker import AbortInfo as AbortInfo
+from llm_worker import Annotate as Annotate
 from llm_worker import ApprovalMismatchError as ApprovalMismatchError
 from llm_worker import Approve as Approve
 from llm_worker import CallResolution as CallResolution
@@ -73,6 +74,7 @@ __all__ = [
     "Abort",
     "AbortInfo",
     "Aborted",
+    "Annotate",
     "ApprovalMismatchError",
     "Approve",
     "AsyncHookFunction",

@@ -692,7 +692,7 @@ def test_an_exec_form_hook_whose_program_is_missing_fails_closed_naming_it(
 
 
 def prompt_hook(prompt: str) -> dict[str, Any]:
-    return {"type": "prompt", "prompt": prompt, "model": "claude-haiku"}
+    return {"type": "prompt", "prompt": prompt}
 
 
 def test_a_prompt_hook_asks_the_pods_own_model_and_its_answer_decides(

@@ -11,9 +11,19 @@ from pathlib import Path
 
 import pytest
 
-from pod import PreRequestInfo, ToolCallSummary
+from pod import PreRequestInfo, ToolCallSummary, ToolResultSummary
 
 CALL = ToolCallSummary(call_id="c1", tool_name="shell", arguments='{"command": "ls"}', turn=0)
+RESULT = ToolResultSummary(
+    call_id="c1",
+    tool_name="shell",
+    arguments='{"command": "ls"}',
+    is_error=False,
+    output_preview="ok",
+    output_length=2,
+    turn=0,
+)
+"""The result of ``CALL``."""
 REQUEST = PreRequestInfo(
     turn=0, request_index=0, item_count=1, estimated_tokens=1, tool_calls_this_turn=0
 )

@@ -13,6 +13,7 @@ import pytest
 from llm_worker import PreCompactInfo
 from pod import (
     Abort,
+    Annotate,
     CommandHook,
     CommandHookError,
     Continue,
@@ -22,23 +23,13 @@ from pod import (
     PromptSubmitInfo,
     Rewrite,
     Skip,
-    ToolResultSummary,
     TurnEndInfo,
     events,
 )
 from pod.command._claude_code import SESSION_ID, claude_output_schema, claude_stdin_schema
 
-from .conftest import CALL, ScriptFactory
+from .conftest import CALL, RESULT, ScriptFactory
 
-RESULT = ToolResultSummary(
-    call_id="c1",
-    tool_name="shell",
-    arguments='{"command": "ls"}',
-    is_error=False,
-    output_preview="ok",
-    output_length=2,
-    turn=0,
-)
 PROMPT = PromptSubmitInfo(input_text="hello", turn=0)
 TURN_END = TurnEndInfo(turn=0, tool_calls_in_turn=1, final_text_preview="done")
 CONTINUED = TurnEndInfo(turn=0, tool_calls_in_turn=1, final_text_preview="done", continued=1)
@@ -355,8 +346,57 @@ async def test_a_script_reads_claude_codes_fields_for_each_event(
             events.PRE_TOOL_CALL,
             CALL,
             {"stdout": json.dumps({"hookSpecificOutput": {"additionalContext": "fyi"}})},
+            Annotate(text="fyi"),
+            id="context-before-a-call-annotates-it",
+        ),
+        pytest.param(
+            events.PRE_TOOL_CALL,
+            CALL,
+            {
+                "stdout": json.dumps(
+                    {
+                        "hookSpecificOutput": {
+                            "permissionDecision": "deny",
+                            "permissionDecisionReason": "no",
+                            "additionalContext": "use B",
+                        }
+                    }
+                )
+            },
+            Annotate(text="use B", then=Skip(reason="no")),
+            id="context-with-a-deny-annotates-the-skip",
+        ),
+        pytest.param(
+            events.PRE_TOOL_CALL,
+            CALL,
+            {
+                "stdout": json.dumps(
+                    {
+                        "hookSpecificOutput": {
+                            "updatedInput": {"a": 1},
+                            "additionalContext": "pinned",
+                        }
+                    }
+                )
+            },
+            Annotate(
+                text="pinned", then=Rewrite.of({"a": 1}, reason="updatedInput of a PreToolUse hook")
+            ),
+            id="context-with-a-rewrite-annotates-it",
+        ),
+        pytest.param(
+            events.TURN_END,
+            TURN_END,
+            {"stdout": json.dumps({"hookSpecificOutput": {"additionalContext": "sweep"}})},
+            Feedback(text="sweep"),
+            id="context-at-stop-goes-on-with-it",
+        ),
+        pytest.param(
+            events.PRE_COMPACT,
+            COMPACT,
+            {"stdout": json.dumps({"hookSpecificOutput": {"additionalContext": "keep"}})},
             Continue(),
-            id="context-before-a-call-is-not-delivered",
+            id="context-before-compaction-is-not-delivered",
         ),
     ],
 )

@@ -257,9 +257,20 @@ def write_settings(tmp_path: Path, hooks: object) -> Path:
         ),
         pytest.param(
             {"Stop": [{"hooks": [{"type": "agent", "prompt": "verify"}]}]},
-            r'hooks\.Stop\[0\]\.hooks\[0\]: a "agent" hook cannot run here: llm-pod runs '
-            r'"command", "http" and "prompt" hooks only',
+            r'hooks\.Stop\[0\]\.hooks\[0\]: an "agent" hook cannot run here: llm-pod runs '
+            r'"command", "http" and "prompt" hooks only \(remove it, or make it a "prompt" hook',
             id="agent-hook",
+        ),
+        pytest.param(
+            {
+                "PostToolUse": [
+                    {"hooks": [{"type": "command", "command": "x"}]},
+                    {"hooks": [{"type": "mcp_tool", "server": "s", "tool": "t"}]},
+                ]
+            },
+            r'hooks\.PostToolUse\[1\]\.hooks\[0\]: an "mcp_tool" hook cannot run here: '
+            r".* \(remove it, or make it a command that calls the tool\)$",
+            id="mcp-tool-hook",
         ),
         pytest.param(
             {"PostToolUse": [{"hooks": [{"type": "http", "url": "file:///etc/passwd"}]}]},
@@ -300,6 +311,29 @@ def test_a_settings_file_this_runtime_cannot_honour_is_refused(
     path = write_settings(tmp_path, hooks)
     with pytest.raises(PodUsageError, match=rf"^{path}: {message}"):
         load_claude_settings(path, project_dir=tmp_path)
+
+
+async def _never(system: str, prompt: str) -> str:
+    raise AssertionError("not asked")
+
+
+def test_a_prompt_hooks_model_needs_a_way_to_ask_that_model(tmp_path: Path) -> None:
+    hooks = {"Stop": [{"hooks": [{"type": "prompt", "prompt": "done?", "model": "haiku"}]}]}
+    path = write_settings(tmp_path, hooks)
+    message = (
+        rf"^{path}: hooks\.Stop\[0\]\.hooks\[0\]: a \"prompt\" hook's model 'haiku' cannot be "
+        r"chosen here \(no way to ask another model is configured\): drop \"model\""
+    )
+    with pytest.raises(PodUsageError, match=message):
+        read_claude_settings(path, project_dir=tmp_path, ask=_never)
+    chosen: list[str] = []
+
+    def ask_model(model: str) -> Any:
+        chosen.append(model)
+        return _never
+
+    read_claude_settings(path, project_dir=tmp_path, ask=_never, ask_model=ask_model)
+    assert chosen == ["haiku"]
 
 
 def test_matchers_of_events_without_tools_are_ignored_as_claude_code_does(

@@ -16,25 +16,15 @@ from pod import (
     Feedback,
     PromptSubmitInfo,
     Skip,
-    ToolResultSummary,
     TurnEndInfo,
     events,
 )
 from pod.command._claude_prompt import PROMPT_HOOK_SYSTEM, PromptHook
 
-from .conftest import CALL
+from .conftest import CALL, RESULT
 
 PROMPT = PromptSubmitInfo(input_text="deploy to prod", turn=0)
 TURN_END = TurnEndInfo(turn=0, tool_calls_in_turn=1, final_text_preview="done")
-RESULT = ToolResultSummary(
-    call_id="c1",
-    tool_name="shell",
-    arguments='{"command": "ls"}',
-    is_error=False,
-    output_preview="ok",
-    output_length=2,
-    turn=0,
-)
 
 
 class Model:

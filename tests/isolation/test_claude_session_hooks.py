@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pod.command._claude_code import ClaudeSession
-from pod.command._claude_session_hooks import SessionHook, SessionHookOutcome
+from pod.command._claude_session_hooks import SessionHook, SessionHookOutcome, merged_permission
 
 
 def hook(event_name: str, command: str, tmp_path: Path, timeout: float = 10) -> SessionHook:
@@ -58,6 +58,28 @@ def answer(value: object) -> str:
             SessionHookOutcome(behavior="deny", message="not now"),
         ),
         ("PermissionRequest", "true", SessionHookOutcome()),
+        (
+            "PermissionRequest",
+            answer(
+                {
+                    "hookSpecificOutput": {
+                        "decision": {"behavior": "allow", "updatedInput": {"command": "ls -a"}}
+                    }
+                }
+            ),
+            SessionHookOutcome(behavior="allow", updated_input='{"command": "ls -a"}'),
+        ),
+        (
+            "PermissionRequest",
+            answer(
+                {
+                    "hookSpecificOutput": {
+                        "decision": {"behavior": "deny", "message": "stop", "interrupt": True}
+                    }
+                }
+            ),
+            SessionHookOutcome(behavior="deny", message="stop", interrupt=True),
+        ),
     ],
 )
 async def test_session_hook_answers(
@@ -75,6 +97,14 @@ async def test_session_hook_answers(
             answer({"hookSpecificOutput": {"decision": {"behavior": "maybe"}}}),
             "'maybe' (allow or deny)",
         ),
+        (
+            answer({"hookSpecificOutput": {"decision": {"behavior": "allow", "updatedInput": 1}}}),
+            "updatedInput that is not an object",
+        ),
+        (
+            answer({"hookSpecificOutput": {"decision": {"behavior": "deny", "interrupt": "y"}}}),
+            "interrupt that is not true or false",
+        ),
     ],
 )
 async def test_a_failing_permission_request_hook_denies_and_an_observer_only_warns(
@@ -86,7 +116,7 @@ async def test_a_failing_permission_request_hook_denies_and_an_observer_only_war
     assert command in denied.warning
     observed = await hook("Notification", command, tmp_path).run({}, session=ClaudeSession())
     assert observed.behavior is None
-    if "maybe" not in problem:  # a Notification hook's decision is not read at all
+    if "exited" in problem or "invalid" in problem:  # a Notification's decision is not read
         assert problem in observed.warning
 
 
@@ -94,3 +124,47 @@ async def test_a_slow_session_hook_times_out_with_a_warning(tmp_path: Path) -> N
     slow = hook("SessionEnd", "sleep 5", tmp_path, timeout=0.3)
     outcome = await slow.run({"reason": "other"}, session=ClaudeSession())
     assert outcome.warning == "SessionEnd hook `sleep 5` timed out after 0.3s"
+
+
+@pytest.mark.parametrize(
+    ("outcomes", "merged"),
+    [
+        pytest.param([SessionHookOutcome(), SessionHookOutcome()], SessionHookOutcome(), id="none"),
+        pytest.param(
+            [
+                SessionHookOutcome(behavior="allow"),
+                SessionHookOutcome(behavior="deny", message="no"),
+            ],
+            SessionHookOutcome(behavior="deny", message="no"),
+            id="deny-beats-allow",
+        ),
+        pytest.param(
+            [
+                SessionHookOutcome(behavior="deny", message="a"),
+                SessionHookOutcome(behavior="deny", message="b", interrupt=True),
+            ],
+            SessionHookOutcome(behavior="deny", message="a; b", interrupt=True),
+            id="an-interrupt-among-denies-stops",
+        ),
+        pytest.param(
+            [SessionHookOutcome(behavior="allow", updated_input='{"a": 1}'), SessionHookOutcome()],
+            SessionHookOutcome(behavior="allow", updated_input='{"a": 1}'),
+            id="allow-carries-its-updated-input",
+        ),
+    ],
+)
+def test_permission_request_answers_merge(
+    outcomes: list[SessionHookOutcome], merged: SessionHookOutcome
+) -> None:
+    assert merged_permission(outcomes) == merged
+
+
+def test_two_different_updated_inputs_deny_the_call() -> None:
+    merged = merged_permission(
+        [
+            SessionHookOutcome(behavior="allow", updated_input='{"a": 1}'),
+            SessionHookOutcome(behavior="allow", updated_input='{"a": 2}'),
+        ]
+    )
+    assert merged.behavior == "deny"
+    assert "different arguments" in merged.message

@@ -373,10 +373,11 @@ def test_rules_check_loads_prompt_hooks_without_asking_a_model(
 ) -> None:
     settings = tmp_path / "settings.json"
     hook = {"type": "prompt", "prompt": "Is this call safe? $ARGUMENTS"}
-    settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [hook]}]}}))
+    judged = {**hook, "model": "judge-small"}  # a model of its own: checked, not asked either
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [hook, judged]}]}}))
     assert main(["rules", "check", f"--claude-settings={settings}"]) == 0
-    assert f"{settings}: ok: 1 command hooks" in " ".join(capsys.readouterr().out.split())
+    assert f"{settings}: ok: 2 command hooks" in " ".join(capsys.readouterr().out.split())
     agent = {"type": "agent", "prompt": "verify"}
     settings.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [agent]}]}}))
     assert main(["rules", "check", f"--claude-settings={settings}"]) == 2
-    assert 'a "agent" hook cannot run here' in capsys.readouterr().err
+    assert 'an "agent" hook cannot run here' in capsys.readouterr().err

@@ -22,6 +22,7 @@ from llm_worker import (
     ScriptedReply,
     ToolCall,
     ToolResult,
+    UsageError,
     WorkerStateError,
     call_digest,
     tool,
@@ -279,3 +280,22 @@ async def test_an_approval_replayed_after_a_cancelled_resume_is_refused() -> Non
         await pod.resume(approval)
     assert_well_formed(pod.history)
     assert results_in(pod)[0].content == "not run: the run was cancelled"
+
+
+async def test_an_approval_with_arguments_runs_the_call_with_them_as_a_rewrite_would() -> None:
+    registry = HookRegistry()
+    registry.on(events.PRE_TOOL_CALL, lambda call: Pause(reason="approve?"))
+    pod = Pod(client(), tools=[shell], hooks=registry)
+    paused = await pod.run("push")
+    assert isinstance(paused, Paused)
+    (pending,) = paused.pending_calls
+
+    with pytest.raises(UsageError, match="not a JSON object"):  # refused, nothing changed
+        await pod.resume({"c1": Approve(digest=pending.digest, arguments="[1]")})
+    approved = Approve(digest=pending.digest, arguments='{"command": "git push --dry-run"}')
+    assert await pod.resume({"c1": approved}) == Finished(text="done", turn=0)
+
+    assert ran == ["git push --dry-run (timeout 10)"]
+    [call] = [item for item in pod.history if isinstance(item, ToolCall)]
+    assert json.loads(call.arguments) == {"command": "git push --dry-run"}
+    assert_well_formed(pod.history)

@@ -1,6 +1,7 @@
 """The dispatch law, for every event of the catalogue: the registry returns the first
 decision that is not the event's neutral one, in registration order, and the neutral one if
-and only if every hook returned it."""
+and only if every hook returned it. At ``PRE_TOOL_CALL`` a ``Rewrite`` or an ``Annotate``
+without ``then`` decides nothing: the decision that wins carries them."""
 
 from __future__ import annotations
 
@@ -11,12 +12,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from pod import HookRegistry, Rewrite, events
+from pod import Annotate, HookRegistry, Rewrite, Skip, events
 
 DECIDING = [event for event in events.CATALOGUE if not event.observe_only]
 
 
 def decision_of(cls: type[BaseModel]) -> st.SearchStrategy[BaseModel]:
+    if cls is Annotate:  # context for the model; it carries a decision or none
+        return st.builds(
+            Annotate,
+            text=st.sampled_from(["a", "b"]),
+            then=st.one_of(st.none(), st.builds(Skip, reason=st.text(max_size=5))),
+        )
     if cls is Rewrite:  # new arguments for the call; the hooks after it are still asked
         return st.builds(
             Rewrite,
@@ -51,25 +58,29 @@ def test_the_first_non_neutral_decision_wins(
 
     decision = asyncio.run(registry.freeze().dispatch(event, info))
 
-    # A Rewrite does not decide: it folds into the decision of the hooks after it.
-    deciding = next(
-        (i for i, a in enumerate(answers) if a != event.neutral and not isinstance(a, Rewrite)),
-        None,
-    )
-    rewrites = [
-        a for a in answers[: deciding if deciding is not None else None] if isinstance(a, Rewrite)
-    ]
-    folded = (
-        None
-        if not rewrites
-        else Rewrite(arguments=rewrites[-1].arguments, reason="; ".join(r.reason for r in rewrites))
-    )
-    if deciding is None:
-        assert decision == (event.neutral if folded is None else folded)
-        assert asked == list(range(len(answers)))
-    else:
-        expected = answers[deciding]
-        if folded is not None:
-            expected = folded.model_copy(update={"then": expected})
-        assert decision == expected
-        assert asked == list(range(deciding + 1))
+    # A Rewrite, and an Annotate without then, do not decide: they fold into the decision
+    # of the hooks after them.
+    notes: list[str] = []
+    rewrites: list[Rewrite] = []
+    deciding: int | None = None
+    decided: BaseModel | None = None
+    for index, returned in enumerate(answers):
+        answer = returned
+        if isinstance(returned, Annotate):
+            notes.append(returned.text)
+            if returned.then is None:
+                continue
+            answer = returned.then
+        if isinstance(answer, Rewrite):
+            rewrites.append(answer)
+        elif answer != event.neutral:
+            deciding, decided = index, answer
+            break
+    expected: BaseModel | None = decided
+    if rewrites:
+        reason = "; ".join(r.reason for r in rewrites)
+        expected = Rewrite(arguments=rewrites[-1].arguments, reason=reason, then=decided)
+    if notes:
+        expected = Annotate(text="\n".join(notes), then=expected)
+    assert decision == (event.neutral if expected is None else expected)
+    assert asked == list(range(len(answers) if deciding is None else deciding + 1))

@@ -19,6 +19,7 @@ from llm_worker import (
     TURN_END_POINT,
     Abort,
     AbortInfo,
+    Annotate,
     Continue,
     Feedback,
     HookPort,
@@ -51,7 +52,8 @@ async def engine_side(  # noqa: PLR0917  # one Input of each kind
     ended: RunEndInfo,
 ) -> None:
     assert_type(
-        await port.ask(PRE_TOOL_CALL_POINT, call), Continue | Skip | Abort | Pause | Rewrite
+        await port.ask(PRE_TOOL_CALL_POINT, call),
+        Continue | Skip | Abort | Pause | Rewrite | Annotate,
     )
     assert_type(await port.ask(PRE_TOOL_CALL_POINT, call), PreToolDecision)
     assert_type(await port.ask(PRE_LLM_REQUEST_POINT, request), Continue | Abort | Pause)

@@ -10,6 +10,7 @@ from typing import assert_type
 from pod import (
     Abort,
     AbortInfo,
+    Annotate,
     Continue,
     Feedback,
     Hook,
@@ -104,7 +105,7 @@ def declared(call: ToolCallSummary) -> PreToolDecision:
 # The Input and the decisions come from the event; the hook is given back unchanged.
 assert_type(
     registry.on(events.PRE_TOOL_CALL, guard),
-    Callable[[ToolCallSummary], Continue | Skip | Abort | Pause | Rewrite],
+    Callable[[ToolCallSummary], Continue | Skip | Abort | Pause | Rewrite | Annotate],
 )
 assert_type(
     registry.on(events.TURN_END, review),
@@ -128,7 +129,9 @@ assert_type(
     registry.on(events.POST_TOOL_CALL, withhold_result),
     Callable[[ToolResultSummary], Continue | Skip | Abort | Pause | Feedback],
 )
-assert_type(declared, HookFunction[ToolCallSummary, Continue | Skip | Abort | Pause | Rewrite])
+assert_type(
+    declared, HookFunction[ToolCallSummary, Continue | Skip | Abort | Pause | Rewrite | Annotate]
+)
 registry.on(events.PRE_TOOL_CALL, DenyAll())
 registry.on(events.PRE_TOOL_CALL, declared)
 registry.on(events.PROMPT_SUBMIT)(on_prompt)

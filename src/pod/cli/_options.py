@@ -20,11 +20,16 @@ from llm_worker import HookPort, Item, LlmClient, Tool
 from llm_worker.providers import MissingCredentialsError, ProviderSetupError, client_from_spec
 
 from ..command._claude_code import ClaudeSession
-from ..command._claude_code_settings import read_claude_plugin, read_claude_settings
+from ..command._claude_code_settings import (
+    ClaudeSettings,
+    read_claude_plugin,
+    read_claude_settings,
+    run_in_parallel,
+)
 from ..command._claude_session_hooks import SessionHook
 from ..command._claude_transcript import ClaudeTranscript, TranscriptPort
 from ..command._configured import ConfiguredCommandHook
-from ..command._model_ask import model_asker
+from ..command._model_ask import model_asker, other_model_asker
 from ..hooks._errors import McpServerError, PodUsageError
 from ..hooks._hook_files import HookFileError
 from ..hooks._registry import FrozenHookRegistry, HookRegistry
@@ -377,6 +382,13 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
         if not (options.claude_settings or options.claude_plugins):
             transcript = None
         ask = None if client is None else model_asker(client)  # for "prompt" hooks
+        ask_model = other_model_asker(  # for "prompt" hooks that name a model
+            options.model,
+            base_url=options.base_url,
+            api_key=args.api_key,
+            timeout=options.timeout,
+            max_retries=options.max_retries,
+        )
         readers = [
             (f"--claude-settings {path}", functools.partial(read_claude_settings, path))
             for path in options.claude_settings
@@ -384,16 +396,20 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
             (f"--claude-plugin {path}", functools.partial(read_claude_plugin, path))
             for path in options.claude_plugins
         ]
+        claude_files: list[ClaudeSettings] = []
         for given, read in readers:
             try:
-                claude = read(project_dir=options.workdir, session=session, ask=ask)
+                claude = read(
+                    project_dir=options.workdir, session=session, ask=ask, ask_model=ask_model
+                )
             except PodUsageError as exc:
                 problems.append(f"{given}: {exc}")
                 continue
-            configured += claude.hooks
+            claude_files.append(claude)
             claude_run = ClaudeRun(session, claude_run.hooks + claude.session_hooks)
             if (warning := claude.warning()) is not None:
                 output.note(f"warning: {warning}")
+        configured += run_in_parallel(claude_files)  # one event's hooks, of every file, at once
     policy_hooks = _policy_commands(configured)
     user_hooks = HookRegistry().freeze()
     tools: list[Tool] = []

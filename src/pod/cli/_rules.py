@@ -115,7 +115,11 @@ def rules_command(args: argparse.Namespace, console: Console, errors: Console) -
             continue
         loaded = _checked(
             functools.partial(
-                read_claude_settings, settings, project_dir=args.workdir, ask=_checked_only
+                read_claude_settings,
+                settings,
+                project_dir=args.workdir,
+                ask=_checked_only,
+                ask_model=lambda _model: _checked_only,
             ),
             problems,
         )

@@ -20,12 +20,13 @@ import os
 import shlex
 import sys
 import threading
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from llm_worker import (
+    Abort,
     Approve,
     ContextTooLongError,
     LlmClient,
@@ -37,6 +38,7 @@ from llm_worker import (
     WorkerStateError,
 )
 
+from ..command._claude_session_hooks import SessionHookOutcome, merged_permission
 from ..hooks._errors import PodUsageError
 from ..runtime._pod import Pod, PodResult
 from ._decisions import (
@@ -344,34 +346,53 @@ def _asked_hooks(session: _Session, runner: asyncio.Runner, result: PodResult) -
     put to the hooks first; what they allow is approved (by its digest), what they deny is
     skipped, the rest waits for a human as before."""
     while isinstance(result, Paused) and result.pending_calls:
-        decisions: dict[str, Approve | Skip] = {}
+        decisions: dict[str, Approve | Skip | Abort] = {}
         for call in result.pending_calls:
             fields: dict[str, object] = {
                 "tool_name": call.tool_name,
                 "tool_input": _object_or_text(call.arguments),
                 "permission_suggestions": [],
             }
-            for hook in session.claude.hooks:
-                if hook.event_name != "PermissionRequest" or not hook.selects(call.tool_name):
-                    continue
-                outcome = runner.run(hook.run(fields, session=session.claude.session))
+            asked = [
+                hook
+                for hook in session.claude.hooks
+                if hook.event_name == "PermissionRequest" and hook.selects(call.tool_name)
+            ]
+            if not asked:
+                continue
+            # Side by side, as Claude Code runs them; their answers merge (deny beats allow).
+            outcomes = runner.run(
+                _together(h.run(fields, session=session.claude.session) for h in asked)
+            )
+            for outcome in outcomes:
                 if outcome.warning:
                     session.output.note(f"warning: {outcome.warning}")
-                if outcome.behavior == "allow":
-                    decisions[call.call_id] = Approve(digest=call.digest)
-                elif outcome.behavior == "deny":
-                    reason = outcome.message or f"denied by PermissionRequest hook {hook.display}"
-                    decisions[call.call_id] = Skip(reason=reason)
-                if call.call_id in decisions:
-                    session.output.note(
-                        f"PermissionRequest hook `{hook.display}`: {outcome.behavior} "
-                        f"{call.call_id} ({call.tool_name})"
-                    )
-                    break
+            outcome = merged_permission(outcomes)
+            names = ", ".join(f"`{hook.display}`" for hook in asked)
+            reason = outcome.message or f"denied by PermissionRequest hook {names}"
+            if outcome.behavior == "allow":  # with updatedInput: as the hook rewrote it
+                decisions[call.call_id] = Approve(
+                    digest=call.digest, arguments=outcome.updated_input
+                )
+            elif outcome.interrupt:  # deny + interrupt: the run stops
+                decisions[call.call_id] = Abort(reason=reason)
+            elif outcome.behavior == "deny":
+                decisions[call.call_id] = Skip(reason=reason)
+            if call.call_id in decisions:
+                how = " (interrupt)" if outcome.interrupt else ""
+                rewritten = " with updatedInput" if outcome.updated_input is not None else ""
+                session.output.note(
+                    f"PermissionRequest hook{'s' if len(asked) > 1 else ''} {names}: "
+                    f"{outcome.behavior}{how}{rewritten} {call.call_id} ({call.tool_name})"
+                )
         if not decisions:
             break
         result = runner.run(session.pod.resume(decisions))
     return result
+
+
+async def _together(runs: Iterable[Awaitable[SessionHookOutcome]]) -> list[SessionHookOutcome]:
+    return list(await asyncio.gather(*runs))
 
 
 def _object_or_text(arguments: str) -> object:

@@ -16,7 +16,8 @@ this project's decisions; the table is in ``docs/claude-code.md``. In short:
   only in its transcript), exit 2 blocks with stderr as the reason, any other status fails the
   hook; JSON ``continue: false``, ``decision: "block"``, ``hookSpecificOutput``'s
   ``permissionDecision`` (allow / deny / ask / defer), ``updatedInput`` (a ``Rewrite``) and
-  ``additionalContext`` (``PostToolUse``: ``Feedback``) map as the table says;
+  ``additionalContext`` (``PreToolUse``: ``Annotate``; ``PostToolUse``, ``Stop``,
+  ``UserPromptSubmit``: ``Feedback``) map as the table says;
   ``systemMessage`` is a warning line for the user.
 
 Everything that does not map to a decision legal for the event fails the hook
@@ -37,6 +38,7 @@ from pydantic import BaseModel, Field, JsonValue, ValidationError
 
 from llm_worker import (
     Abort,
+    Annotate,
     Continue,
     Feedback,
     Pause,
@@ -324,8 +326,10 @@ class _Specific(BaseModel, frozen=True, extra="forbid", strict=True):
     updatedInput: dict[str, JsonValue] | None = None
     """``PreToolUse``: the arguments the call runs with instead (a ``Rewrite``)."""
     additionalContext: str | None = None
-    """``PostToolUse``: told to the model with the result; ``UserPromptSubmit``: context
-    after the prompt (both ``Feedback``); elsewhere not delivered."""
+    """Told to the model: ``PreToolUse`` with the call's result (``Annotate``);
+    ``PostToolUse`` with the result, ``UserPromptSubmit`` after the prompt, ``Stop`` as the
+    next message, the turn going on (``Feedback``); ``PreCompact``: not delivered (Claude
+    Code defines none there)."""
 
 
 @final
@@ -344,7 +348,7 @@ class ClaudeCodeOutput(BaseModel, frozen=True, extra="forbid", strict=True):
     hookSpecificOutput: _Specific | None = None
 
 
-Decision: TypeAlias = Continue | Skip | Abort | Pause | Rewrite | Feedback
+Decision: TypeAlias = Continue | Skip | Abort | Pause | Rewrite | Feedback | Annotate
 
 
 def _blocked(event: HookEvent[Any, Any], reason: str) -> Decision:
@@ -427,14 +431,21 @@ def _decide(
             raise fail(f"printed {field}, which only PreToolUse takes, at {name}")
         if output.decision == "approve":
             raise fail(f'printed decision "approve", which only PreToolUse takes, at {name}')
-    if event is events.POST_TOOL_CALL:
+    if event is events.POST_TOOL_CALL or event is events.TURN_END:
+        # Both tell the model and go on: after the result; at Stop, as its next message.
         told = [output.reason if output.decision == "block" else "", specific.additionalContext]
         text = "\n".join(part for part in told if part)
         if output.decision == "block" or text:
             return Feedback(text=text or f"blocked by a {name} hook")
         return _CONTINUE
     if event is events.PRE_TOOL_CALL:
-        return _pre_tool_use(name, output, specific)
+        decided = _pre_tool_use(name, output, specific)
+        if not specific.additionalContext:
+            return decided
+        # Context the model sees with the call's result, whatever is decided about it.
+        then = None if isinstance(decided, Continue) else decided
+        assert isinstance(then, Skip | Pause | Rewrite | None)  # what _pre_tool_use decides
+        return Annotate(text=specific.additionalContext, then=then)
     if output.decision == "block":
         return _blocked(event, output.reason or f"blocked by a {name} hook")
     if event is events.PROMPT_SUBMIT and specific.additionalContext:

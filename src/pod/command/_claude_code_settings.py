@@ -8,8 +8,8 @@
 Contract: the file loads whole. An event of Claude Code's that has no counterpart here (or a
 name that is no Claude Code event) is kept out and reported: :attr:`ClaudeSettings.not_run`
 lists them all, and ``pod run`` and ``pod rules check`` print them in one line. Everything
-else is checked before anything runs: a handler ``type`` other than ``command`` and ``http``
-(``_claude_http``), an unknown
+else is checked before anything runs: a handler ``type`` other than ``command``, ``http``
+(``_claude_http``) and ``prompt`` (``_claude_prompt``), an unknown
 key, a bad value or a matcher that is no regular expression refuses the file with a
 :class:`PodUsageError` naming the file and the JSON path of the entry
 (``hooks.PreToolUse[0].hooks[1]``).
@@ -27,6 +27,9 @@ in the tool name (unanchored). Matchers of events without tools are ignored.
 llm-pod event serves, are read into :attr:`ClaudeSettings.session_hooks` for ``pod run`` to
 run around the run (``_claude_session_hooks``).
 
+The hooks of one event run in parallel, their outcomes merged, as Claude Code runs them, also
+across files (:func:`run_in_parallel`, ``_claude_merge``).
+
 Failing hooks: a guard event's (``PreToolUse``, ``UserPromptSubmit``) fails closed (the
 run aborts, naming the command, its exit status and its stderr); an observe-only event's
 (``PostToolUse``, ``PostToolUseFailure``, ``Stop``, ``PreCompact``) is reported in one
@@ -40,7 +43,7 @@ import os
 import re
 import shlex
 import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal, final
@@ -53,6 +56,7 @@ from ..hooks._events import HookEvent
 from ..hooks._registry import FailurePolicy
 from ._claude_code import CLAUDE_CODE_EVENTS, DEFAULT_SESSION, ClaudeSession
 from ._claude_http import HTTP_DEFAULT_TIMEOUT, HttpHook, interpolated_headers
+from ._claude_merge import ClaudeHookGroup
 from ._claude_prompt import PROMPT_HOOK_TIMEOUT, PromptAsk, PromptHook
 from ._claude_session_hooks import SESSION_EVENTS, SessionHook
 from ._configured import ConfiguredCommandHook
@@ -68,6 +72,7 @@ __all__ = [
     "load_claude_settings",
     "read_claude_plugin",
     "read_claude_settings",
+    "run_in_parallel",
 ]
 
 CLAUDE_DEFAULT_TIMEOUT: Final = 600.0
@@ -92,6 +97,14 @@ _GUARDS: Final[tuple[HookEvent[Any, Any], ...]] = (events.PRE_TOOL_CALL, events.
 _PLAIN_NAMES: Final = re.compile(r"[A-Za-z0-9_| ,-]+")
 _HANDLER_TYPES: Final = ("command", "http", "prompt", "agent", "mcp_tool")
 _RUN: Final = ("command", "http", "prompt")
+_CANNOT_RUN: Final = {
+    "agent": 'an "agent" hook cannot run here: llm-pod runs "command", "http" and "prompt" '
+    'hooks only (remove it, or make it a "prompt" hook, which asks the model one question '
+    "without tools, or a command)",
+    "mcp_tool": 'an "mcp_tool" hook cannot run here: llm-pod runs "command", "http" and '
+    '"prompt" hooks only (remove it, or make it a command that calls the tool)',
+}
+"""Why each handler type of Claude Code's that does not run here is refused, and the fix."""
 
 
 def claude_matcher(matcher: str) -> str | None:
@@ -140,7 +153,7 @@ class _HttpEntry(BaseModel, frozen=True, extra="forbid", strict=True):
 class _PromptEntry(BaseModel, frozen=True, extra="forbid", strict=True):
     type: Literal["prompt"]
     prompt: str = Field(min_length=1)
-    model: str = ""  # Claude Code's choice of model; here the Pod's own model answers
+    model: str = ""  # the model to ask; "": the Pod's own
     timeout: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     statusMessage: str = ""
 
@@ -165,13 +178,24 @@ class ClaudeSettings:
     source: str
     """The file, as given."""
     hooks: tuple[ConfiguredCommandHook, ...]
-    """The hooks that run, in file order."""
+    """Every hook of the file, one per entry, in file order (what ``pod rules check``
+    checks)."""
+
     session_hooks: tuple[SessionHook, ...]
     """``SessionStart``, ``SessionEnd`` and ``Notification`` hooks, which ``pod run`` runs
     itself around the run."""
     not_run: tuple[str, ...]
     """Event names of the file that have no counterpart here (file order, each once); an
     unknown name is marked ``(not a Claude Code event)``."""
+    by_event: tuple[tuple[str, tuple[ConfiguredCommandHook, ...]], ...] = ()
+    """The ``hooks`` of each Claude Code event name of the file, in file order."""
+
+    @property
+    def merged(self) -> list[ConfiguredCommandHook]:
+        """What runs: per Claude Code event, its one hook, or a :class:`ClaudeHookGroup`
+        of its hooks, which run in parallel and merge as Claude Code merges them (see
+        :func:`run_in_parallel` for several files)."""
+        return run_in_parallel([self])
 
     def warning(self) -> str | None:
         """One line naming every event of the file that will not run (``None``: all run)."""
@@ -232,8 +256,9 @@ def _display(entry: _CommandEntry) -> str:
 def load_claude_settings(
     path: str | os.PathLike[str], *, project_dir: str | os.PathLike[str] = "."
 ) -> list[ConfiguredCommandHook]:
-    """The hooks of a Claude Code settings file that run here (see
-    :func:`read_claude_settings`, which also says which events will not run)."""
+    """The hooks of a Claude Code settings file that run here, one per entry (see
+    :func:`read_claude_settings`, which also says which events will not run, and whose
+    ``merged`` runs the hooks of one event in parallel, as Claude Code does)."""
     return list(read_claude_settings(path, project_dir=project_dir).hooks)
 
 
@@ -244,6 +269,7 @@ def read_claude_settings(
     env: Mapping[str, str] | None = None,
     session: ClaudeSession = DEFAULT_SESSION,
     ask: PromptAsk | None = None,
+    ask_model: Callable[[str], PromptAsk] | None = None,
 ) -> ClaudeSettings:
     """Read the ``hooks`` section of a Claude Code settings file (or a plugin's
     ``hooks/hooks.json``).
@@ -255,6 +281,8 @@ def read_claude_settings(
         session: the ``session_id`` and ``transcript_path`` the scripts read.
         ask: how ``prompt`` hooks ask the model (``pod run``: the run's own client); without
             it a ``prompt`` hook refuses the file.
+        ask_model: how a ``prompt`` hook with a ``model`` asks that model (``pod run``: the
+            run's provider, API and key); without it such a hook refuses the file.
 
     Raises:
         PodUsageError: the file cannot be read, is not a JSON object, or declares a hook
@@ -283,6 +311,7 @@ def read_claude_settings(
         raise PodUsageError(f"the project folder {project} of {source} is not a folder")
     variables = {"CLAUDE_PROJECT_DIR": str(project), **(env or {})}
     configured: list[ConfiguredCommandHook] = []
+    by_event: list[tuple[str, tuple[ConfiguredCommandHook, ...]]] = []
     session_hooks: list[SessionHook] = []
     not_run: list[str] = []
     for name, groups in section.items():
@@ -298,9 +327,10 @@ def read_claude_settings(
             known = name in ALL_CLAUDE_EVENTS
             not_run.append(name if known else f"{name} (not a Claude Code event)")
             continue
+        of_event: list[ConfiguredCommandHook] = []
         for index, raw in enumerate(groups):
             where = f"hooks.{name}[{index}]"
-            configured += _group(
+            of_event += _group(
                 event,
                 source,
                 name=name,
@@ -310,8 +340,37 @@ def read_claude_settings(
                 variables=variables,
                 session=session,
                 ask=ask,
+                ask_model=ask_model,
             )
-    return ClaudeSettings(source, tuple(configured), tuple(session_hooks), tuple(not_run))
+        configured += of_event
+        by_event.append((name, tuple(of_event)))
+    return ClaudeSettings(
+        source, tuple(configured), tuple(session_hooks), tuple(not_run), tuple(by_event)
+    )
+
+
+def run_in_parallel(files: Sequence[ClaudeSettings]) -> list[ConfiguredCommandHook]:
+    """The hooks of settings files (and plugins) as they run, as Claude Code runs them:
+    per Claude Code event, every hook of every file in one :class:`ClaudeHookGroup` (their
+    outcomes merged), or the one hook the event has."""
+    of_event: dict[str, list[ConfiguredCommandHook]] = {}
+    sources: dict[str, list[str]] = {}
+    for settings in files:
+        for name, declared in settings.by_event:
+            of_event.setdefault(name, []).extend(declared)
+            if declared:
+                sources.setdefault(name, []).append(settings.source)
+    running: list[ConfiguredCommandHook] = []
+    for name, hooks in of_event.items():
+        if len(hooks) < 2:  # a group is two or more
+            running += hooks
+            continue
+        first = hooks[0]
+        entries = [c.hook for c in hooks if not isinstance(c.hook, ClaudeHookGroup)]  # all
+        group = ClaudeHookGroup(first.event, entries, fail_closed=first.on_error == "abort")
+        where = f"{', '.join(sources[name])}: hooks.{name} ({len(hooks)} hooks in parallel)"
+        running.append(ConfiguredCommandHook(first.event, group, first.on_error, where))
+    return running
 
 
 def read_claude_plugin(
@@ -320,6 +379,7 @@ def read_claude_plugin(
     project_dir: str | os.PathLike[str] = ".",
     session: ClaudeSession = DEFAULT_SESSION,
     ask: PromptAsk | None = None,
+    ask_model: Callable[[str], PromptAsk] | None = None,
 ) -> ClaudeSettings:
     """Read a Claude Code plugin's hooks, ``FOLDER/hooks/hooks.json``: its commands run with
     ``CLAUDE_PLUGIN_ROOT`` set to the folder (as absolute path) and ``CLAUDE_PROJECT_DIR``
@@ -341,6 +401,7 @@ def read_claude_plugin(
         env={"CLAUDE_PLUGIN_ROOT": str(root)},
         session=session,
         ask=ask,
+        ask_model=ask_model,
     )
 
 
@@ -358,12 +419,7 @@ def _entries(
         at = f"{where}.hooks[{number}]"
         kind = raw_entry.get("type") if isinstance(raw_entry, dict) else None
         if isinstance(kind, str) and kind not in _RUN and kind in _HANDLER_TYPES:
-            raise _fail(
-                source,
-                at,
-                f'a "{kind}" hook cannot run here: llm-pod runs "command", "http" and '
-                '"prompt" hooks only (remove it, or rewrite it as a command)',
-            )
+            raise _fail(source, at, _CANNOT_RUN[kind])
         if kind == "prompt" and not can_prompt:
             raise _fail(
                 source,
@@ -436,6 +492,7 @@ def _group(
     variables: Mapping[str, str],
     session: ClaudeSession,
     ask: PromptAsk | None,
+    ask_model: Callable[[str], PromptAsk] | None,
 ) -> list[ConfiguredCommandHook]:
     """The hooks of one ``{matcher, hooks}`` object."""
 
@@ -462,10 +519,20 @@ def _group(
         hook: CommandHook[Any, Any] | HttpHook[Any, Any] | PromptHook[Any, Any]
         if isinstance(entry, _PromptEntry):
             assert ask is not None  # _entries refuses a prompt hook without one
+            asking = ask
+            if entry.model:
+                if ask_model is None:
+                    raise fail(
+                        at,
+                        f'a "prompt" hook\'s model {entry.model!r} cannot be chosen here '
+                        '(no way to ask another model is configured): drop "model" to '
+                        "ask the run's own",
+                    )
+                asking = ask_model(entry.model)
             hook = PromptHook(
                 event,
                 entry.prompt,
-                ask,
+                asking,
                 timeout=entry.timeout or PROMPT_HOOK_TIMEOUT,
                 cwd=str(project),
                 matcher=matcher,

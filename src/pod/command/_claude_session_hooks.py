@@ -6,7 +6,11 @@ approval (once per pending call), ``SessionEnd`` when the process is done with t
 
 What ``SessionStart`` prints (plain stdout or ``additionalContext``) is returned as text for
 the model, which the caller hands to ``Pod.notify``; a ``PermissionRequest`` answer is
-returned as ``allow``/``deny`` for the caller to turn into ``Approve``/``Skip``. A failing
+returned as ``allow`` (with ``updatedInput``, the arguments to approve instead) or ``deny``
+(with ``interrupt: true``, stopping the run) for the caller to turn into ``Approve``,
+``Skip`` or ``Abort``; ``updatedPermissions`` is not applied (a warning says so). The
+``PermissionRequest`` hooks of a call run side by side and merge (:func:`merged_permission`,
+a deny beats an allow). A failing
 hook is a warning line naming its command, exit status and stderr; a failing
 ``PermissionRequest`` hook also denies (a guard fails closed).
 """
@@ -15,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, cast, final
 
@@ -24,7 +28,7 @@ import pydantic_core
 from ._claude_code import BLOCKING_EXIT, ClaudeSession
 from ._process import ProcessFailure, hook_environment, run_once
 
-__all__ = ["SESSION_EVENTS", "SessionHook", "SessionHookOutcome"]
+__all__ = ["SESSION_EVENTS", "SessionHook", "SessionHookOutcome", "merged_permission"]
 
 SESSION_EVENTS: Final = ("SessionStart", "SessionEnd", "Notification", "PermissionRequest")
 """The Claude Code events ``pod run`` runs around the run (``PermissionRequest``: at a
@@ -45,6 +49,12 @@ class SessionHookOutcome:
     a guard fails closed); ``None``: no opinion, a human decides."""
     message: str = ""
     """``PermissionRequest``: why (``decision.message``, or the failure)."""
+    updated_input: str | None = None
+    """``PermissionRequest`` ``allow``: ``decision.updatedInput`` as JSON object text, the
+    arguments the call is approved with (``None``: as it stands)."""
+    interrupt: bool = False
+    """``PermissionRequest`` ``deny``: ``decision.interrupt``, stop the run (not only the
+    call)."""
 
 
 @final
@@ -126,16 +136,59 @@ class SessionHook:
         decided = specific.get("decision")
         if self.event_name == "PermissionRequest" and isinstance(decided, dict):
             decision = cast(dict[str, object], decided)
-            behavior, why = decision.get("behavior"), decision.get("message")
-            if behavior not in ("allow", "deny"):
-                return self._failed(
-                    f"{self.event_name} hook `{self.display}` answered decision.behavior "
-                    f"{behavior!r} (allow or deny)"
-                )
-            return SessionHookOutcome(
-                warning=warning,
-                behavior="allow" if behavior == "allow" else "deny",
-                message=why if isinstance(why, str) else "",
-            )
+            return self._permission(decision, warning)
         shown = context if isinstance(context, str) and starting else ""
         return SessionHookOutcome(context=shown, warning=warning)
+
+    def _permission(self, decision: dict[str, object], warning: str) -> SessionHookOutcome:
+        """A ``PermissionRequest``'s ``decision``: ``behavior``, and with ``allow``
+        ``updatedInput`` (``updatedPermissions``: a warning), with ``deny`` ``message`` and
+        ``interrupt``."""
+        behavior, why = decision.get("behavior"), decision.get("message")
+        updated, interrupt = decision.get("updatedInput"), decision.get("interrupt", False)
+        named = f"{self.event_name} hook `{self.display}`"
+        if behavior not in ("allow", "deny"):
+            return self._failed(f"{named} answered decision.behavior {behavior!r} (allow or deny)")
+        if updated is not None and not isinstance(updated, dict):
+            return self._failed(f"{named} answered a decision.updatedInput that is not an object")
+        if not isinstance(interrupt, bool):
+            return self._failed(f"{named} answered a decision.interrupt that is not true or false")
+        if "updatedPermissions" in decision:
+            not_applied = (
+                f"{named}: updatedPermissions is not applied (llm-pod does not change its "
+                "permission rules during a run); only this call is decided"
+            )
+            warning = f"{warning}; {not_applied}" if warning else not_applied
+        allowed = behavior == "allow"
+        return SessionHookOutcome(
+            warning=warning,
+            behavior="allow" if allowed else "deny",
+            message=why if isinstance(why, str) else "",
+            updated_input=json.dumps(updated) if allowed and updated is not None else None,
+            interrupt=interrupt and not allowed,
+        )
+
+
+def merged_permission(outcomes: Sequence[SessionHookOutcome]) -> SessionHookOutcome:
+    """One answer for the ``PermissionRequest`` hooks of a call that ran side by side (in
+    file order), merged as Claude Code merges them: a deny beats an allow (an interrupt
+    among the denies stops the run; their messages are joined), and an allow carries its
+    ``updatedInput``; two different ones deny the call (neither hook saw the other's)."""
+    denies = [o for o in outcomes if o.behavior == "deny"]
+    allows = [o for o in outcomes if o.behavior == "allow"]
+    if denies:
+        return SessionHookOutcome(
+            behavior="deny",
+            message="; ".join(dict.fromkeys(o.message for o in denies if o.message)),
+            interrupt=any(o.interrupt for o in denies),
+        )
+    if not allows:
+        return SessionHookOutcome()
+    rewrites = list(dict.fromkeys(o.updated_input for o in allows if o.updated_input is not None))
+    if len(rewrites) > 1:
+        return SessionHookOutcome(
+            behavior="deny",
+            message="PermissionRequest hooks approved the call with different arguments "
+            f"(updatedInput): {' / '.join(rewrites)}",
+        )
+    return SessionHookOutcome(behavior="allow", updated_input=rewrites[0] if rewrites else None)

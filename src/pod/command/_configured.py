@@ -11,6 +11,7 @@ from typing import Any, final
 from ..hooks._events import HookEvent
 from ..hooks._registry import FailurePolicy, HookRegistry
 from ._claude_http import HttpHook
+from ._claude_merge import ClaudeHookGroup
 from ._claude_prompt import PromptHook
 from ._hook import CommandHook
 
@@ -23,9 +24,15 @@ class ConfiguredCommandHook:
     """A command hook read from configuration, with the policy to register it under."""
 
     event: HookEvent[Any, Any]
-    hook: CommandHook[Any, Any] | HttpHook[Any, Any] | PromptHook[Any, Any]
+    hook: (
+        CommandHook[Any, Any]
+        | HttpHook[Any, Any]
+        | PromptHook[Any, Any]
+        | ClaudeHookGroup[Any, Any]
+    )
     """The hook (an ``HttpHook`` for a Claude Code ``type: "http"`` entry, a
-    ``PromptHook`` for a ``type: "prompt"`` one)."""
+    ``PromptHook`` for a ``type: "prompt"`` one, a ``ClaudeHookGroup`` for the hooks of
+    one Claude Code event that run in parallel)."""
     on_error: FailurePolicy
     source: str
     """Where it was declared, e.g. ``hooks.toml: [[hook]] 2``."""
@@ -39,5 +46,7 @@ class ConfiguredCommandHook:
                 registry.on(self.event, http, on_error=self.on_error)
             case PromptHook() as prompt:
                 registry.on(self.event, prompt, on_error=self.on_error)
+            case ClaudeHookGroup() as group:
+                registry.on(self.event, group, on_error=self.on_error)
             case command:
                 registry.on(self.event, command, on_error=self.on_error)

@@ -15,7 +15,7 @@ from typing import Any, Final, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
-from llm_worker import Abort, Pause, Rewrite, Skip
+from llm_worker import Abort, Annotate, Pause, Rewrite, Skip
 
 __all__ = ["awaited_coroutine", "copier", "illegal", "legal_copy", "own_copy"]
 
@@ -79,13 +79,19 @@ async def awaited_coroutine(result: object) -> object:
 
 _STOPS: tuple[type[BaseModel], ...] = (Skip, Abort, Pause)
 """What may follow a ``Rewrite`` (its ``then``)."""
+_THEN: Final[dict[type[BaseModel], tuple[type[BaseModel], ...]]] = {
+    Rewrite: _STOPS,
+    Annotate: (*_STOPS, Rewrite),
+}
+"""The decisions that carry another (``then``), and what it may be."""
 
 
 def legal_copy(decision: object, legal: tuple[type[BaseModel], ...]) -> BaseModel | None:
     """Return a fresh, validated copy of ``decision`` if it is one the event allows.
 
     The type must be exactly a legal decision class, and every field a plain ``str`` (all
-    decision fields are, but ``Rewrite.then``: ``None`` or a copied ``Skip | Abort | Pause``):
+    decision fields are, but ``then``: ``None`` or a copied ``Skip | Abort | Pause`` after a
+    ``Rewrite``, those or a ``Rewrite`` after an ``Annotate``):
     a decision made with ``model_construct`` or rewritten in place could hold anything, e.g.
     an object whose ``__str__`` would run when the engine reads the reason. The copy means
     the hook keeps no handle on what the engine acts on.
@@ -103,11 +109,12 @@ def legal_copy(decision: object, legal: tuple[type[BaseModel], ...]) -> BaseMode
     for name, value in fields.items():
         if type(value) is str:
             continue
-        if name != "then" or decision_type is not Rewrite:
+        follows = _THEN.get(decision_type) if name == "then" else None
+        if follows is None:
             return None
-        # ``Rewrite.then``: nothing, or a stopping decision, copied the same way.
+        # ``then``: nothing, or a decision it may carry, copied the same way.
         if value is not None:
-            then = legal_copy(value, _STOPS)
+            then = legal_copy(value, follows)
             if then is None:
                 return None
             fields[name] = then

@@ -2,7 +2,9 @@
 
 Rules:
 - Hooks run in registration order; the first decision that is not ``Continue`` wins and the
-  hooks after it are not called. ``ABORT`` hooks observe only: all of them run.
+  hooks after it are not called. ``ABORT`` hooks observe only: all of them run. At
+  ``PRE_TOOL_CALL`` a ``Rewrite`` or ``Annotate`` without ``then`` decides nothing: the next
+  hook is asked (about the rewritten call), and the decision that wins carries them.
 - ``freeze()`` fixes the hooks. Registering afterwards raises :class:`RegistryFrozenError`.
 - A hook that raises, times out, or returns something its event does not allow never passes
   silently. What happens is the registration's failure policy: ``"abort"`` (fail closed, the
@@ -40,6 +42,8 @@ from typing_extensions import override
 
 from llm_worker import (
     Abort,
+    Annotate,
+    Continue,
     HookFailedError,
     HookPoint,
     Pause,
@@ -57,7 +61,13 @@ from ._events import HookEvent, UnknownEventError
 from ._exchange import awaited_coroutine, copier, illegal, legal_copy
 from ._names import hook_name, raised
 
-__all__ = ["FailurePolicy", "FrozenHookRegistry", "HookRegistry", "reads_only_hook"]
+__all__ = [
+    "FailurePolicy",
+    "FrozenHookRegistry",
+    "HookRegistry",
+    "reads_only_hook",
+    "warn_ignored",
+]
 
 _log = logging.getLogger("pod.hooks")
 
@@ -250,6 +260,16 @@ so the registry imports neither; as patchable as the module's code, like ``_POSI
 HookClassT = TypeVar("HookClassT", bound=type[object])
 
 
+def warn_ignored(
+    event_name: str, hook: str, problem: str, exc: BaseException | None = None
+) -> None:
+    """Report a failure the ``ignore`` policy lets pass: one warning line naming the hook."""
+    error = HookFailedError(event=event_name.upper(), hook=hook, problem=problem)
+    _log.debug("%s", error, exc_info=exc)
+    # A plain-text log: the hook's text is bounded and its control characters shown.
+    _log.warning("%s (ignored: on_error='ignore')", visible(bounded(str(error))))
+
+
 def reads_only_hook(cls: HookClassT) -> HookClassT:
     """Declare ``cls``, one of pod's own hook classes, as never writing to its Input: an
     instance of exactly ``cls`` is handed the original Input, not a copy. Not for user hooks:
@@ -289,9 +309,10 @@ def _answer(
     answer = legal_copy(decision, entry.legal)
     if answer is None:
         return None, None, illegal(decision, entry.name, entry.legal)
-    if not isinstance(answer, Rewrite):
+    carried = answer.then if isinstance(answer, Annotate) else answer
+    if not isinstance(carried, Rewrite):
         return answer, None, ""
-    rewritten = _rewritten(info, answer)
+    rewritten = _rewritten(info, carried)
     if rewritten.parsed_arguments() is None:
         return None, None, "returned a Rewrite whose arguments are not a JSON object"
     return answer, rewritten, ""
@@ -310,6 +331,15 @@ def _rewritten(info: BaseModel, rewrite: Rewrite) -> ToolCallSummary:
     """The Input the next ``PRE_TOOL_CALL`` hook gets: the call with the rewritten arguments."""
     assert isinstance(info, ToolCallSummary)  # only PRE_TOOL_CALL allows Rewrite
     return ToolCallSummary.model_validate({**vars(info), "arguments": rewrite.arguments})
+
+
+def _noted(notes: list[str], decision: BaseModel) -> BaseModel:
+    """The decision of the hooks, carrying the ``Annotate`` texts of the hooks before it."""
+    if not notes:
+        return decision
+    then = None if isinstance(decision, Continue) else decision
+    assert then is None or isinstance(then, Skip | Abort | Pause | Rewrite)  # PRE_TOOL_CALL's
+    return Annotate(text="\n".join(notes), then=then)
 
 
 def _after(rewrite: Rewrite | None, decision: BaseModel) -> BaseModel:
@@ -429,6 +459,7 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
         neutral_type = type(entry.neutral)  # ``Continue`` (one value, so its type says it), or None
         first_failure: HookFailedError | None = None
         rewrite: Rewrite | None = None  # PRE_TOOL_CALL: the arguments later hooks are asked about
+        notes: list[str] = []  # PRE_TOOL_CALL: the Annotate texts so far, in hook order
         hooks = entry.hooks
         last = hooks[-1] if hooks else None  # each registration is a distinct object
         copy: Callable[[], InputT] | None = None  # made once per event, when first needed
@@ -462,19 +493,25 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
                 if decision_type is neutral_type:
                     continue
                 answer, rewritten, problem = _answer(decision, entry, info)
+                if isinstance(answer, Annotate):
+                    # Context for the model; the decision about the call is what it carries.
+                    notes.append(answer.text)
+                    if answer.then is None:
+                        continue
+                    answer = answer.then
                 if isinstance(answer, Rewrite) and rewritten is not None:
                     if on_decided is not None:
                         on_decided(registration.name)
                     rewrite = _folded(rewrite, answer)
                     if answer.then is not None:
-                        return rewrite  # type: ignore[return-value]  # legal: PRE_TOOL_CALL's
+                        return _noted(notes, rewrite)  # type: ignore[return-value]  # PRE_TOOL_CALL's
                     # The hooks after this one are asked about the rewritten call.
                     info = rewritten  # type: ignore[assignment]  # PRE_TOOL_CALL's Input
                     continue
                 if answer is not None:
                     if on_decided is not None:
                         on_decided(registration.name)
-                    return _after(rewrite, answer)  # type: ignore[return-value]  # legal here
+                    return _noted(notes, _after(rewrite, answer))  # type: ignore[return-value]
             try:
                 outcome = self._failed(registration, problem, cause)
             except HookFailedError as failure:
@@ -486,11 +523,13 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
             if outcome is not None:
                 if on_decided is not None:
                     on_decided(f"{registration.name} (failed; on_error='deny')")
-                return _after(rewrite, outcome)  # type: ignore[return-value]  # PRE_TOOL_CALL
+                return _noted(notes, _after(rewrite, outcome))  # type: ignore[return-value]
         if first_failure is not None:
             raise first_failure
         if rewrite is not None:
-            return rewrite  # type: ignore[return-value]  # legal: PRE_TOOL_CALL's
+            return _noted(notes, rewrite)  # type: ignore[return-value]  # legal: PRE_TOOL_CALL's
+        if notes:
+            return Annotate(text="\n".join(notes))  # type: ignore[return-value]  # PRE_TOOL_CALL's
         return entry.neutral  # type: ignore[return-value]  # the event's own neutral decision
 
     @staticmethod
@@ -508,14 +547,13 @@ class FrozenHookRegistry(tuple[_EventHooks, ...]):
         registration: _Registration, problem: str, exc: BaseException | None = None
     ) -> Skip | None:
         """Apply the failure policy: raise (abort), return a Skip (deny), or None (ignore)."""
+        if registration.on_error == "ignore":
+            warn_ignored(registration.event_name, registration.name, problem, exc)
+            return None
         error = HookFailedError(
             event=registration.event_name.upper(), hook=registration.name, problem=problem
         )
         _log.debug("%s", error, exc_info=exc)
         if registration.on_error == "deny":
             return Skip(reason=str(error))
-        if registration.on_error == "ignore":
-            # A plain-text log: the hook's text is bounded and its control characters shown.
-            _log.warning("%s (ignored: on_error='ignore')", visible(bounded(str(error))))
-            return None
         raise error from exc

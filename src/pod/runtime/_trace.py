@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from llm_worker import (
     Abort,
     AbortInfo,
+    Annotate,
     Approve,
     Continue,
     Feedback,
@@ -59,10 +60,13 @@ DecisionT = TypeVar("DecisionT")
 class TracedDecision(BaseModel, frozen=True, extra="forbid"):
     """A decision as data: what it was, why, and which hook made it."""
 
-    kind: Literal["Continue", "Skip", "Abort", "Pause", "Rewrite", "Feedback", "observed"]
+    kind: Literal[
+        "Continue", "Skip", "Abort", "Pause", "Rewrite", "Feedback", "Annotate", "observed"
+    ]
     """The decision's class; ``observed`` for an observe-only event."""
     reason: str | None = None
-    """The reason it gave (``Skip``, ``Abort``, ``Pause``; a ``Feedback``'s text)."""
+    """The reason it gave (``Skip``, ``Abort``, ``Pause``; a ``Feedback``'s or an
+    ``Annotate``'s text)."""
     hook: str | None = None
     """The hook that decided, by its public name; ``None`` when every hook continued (or a
     person decided)."""
@@ -95,7 +99,7 @@ Tracer: TypeAlias = Callable[[TraceEvent], None]
 
 
 def traced_decision(
-    decision: Continue | Approve | Skip | Abort | Pause | Rewrite | Feedback | None,
+    decision: Continue | Approve | Skip | Abort | Pause | Rewrite | Feedback | Annotate | None,
     hook: str | None = None,
 ) -> TracedDecision:
     """A decision as the trace records it (``None``: an observe-only event; an ``Approve``
@@ -120,10 +124,13 @@ def traced_decision(
             return TracedDecision(kind="Pause", reason=reason or None, hook=hook)
         case Feedback(text=text):
             return TracedDecision(kind="Feedback", reason=text, hook=hook)
+        case Annotate(text=text, then=then):
+            note = text if then is None else f"{text}, then {describe_decision(then)}"
+            return TracedDecision(kind="Annotate", reason=note, hook=hook)
 
 
 def describe_decision(
-    decision: Continue | Skip | Abort | Pause | Rewrite | Feedback | None,
+    decision: Continue | Skip | Abort | Pause | Rewrite | Feedback | Annotate | None,
 ) -> str:
     """Return a one-line description of a decision (``None`` for observe-only events)."""
     return traced_decision(decision).display()
