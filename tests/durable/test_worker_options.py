@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from pod.cli._main import main
@@ -27,3 +30,38 @@ def test_a_bad_worker_setting_is_one_usage_line(
     argv = ["worker", "--app", "no_such_module:agent", "--database", "postgresql://nowhere/db"]
     assert main([*argv, *options]) == 2
     assert capsys.readouterr() == ("", f"error: {message}\n")
+
+
+CLAUDE_MISTAKES = [
+    (["--claude-settings", "no_such.json"], "--claude-settings no_such.json: no such file"),
+    (["--claude-plugin", "no_such_dir"], "--claude-plugin no_such_dir: no such folder"),
+    (
+        ["--toolset", "workspace"],
+        "--toolset goes with --claude-settings or --claude-plugin (without them the agents "
+        "run with their own tools only)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("options", "message"), CLAUDE_MISTAKES)
+def test_a_bad_claude_code_option_is_one_usage_line(
+    options: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["worker", "--app", "no_such_module:agent", "--database", "postgresql://nowhere/db"]
+    assert main([*argv, *options]) == 2
+    assert capsys.readouterr() == ("", f"error: {message}\n")
+
+
+def test_a_refused_settings_file_is_one_usage_line_before_serving(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = tmp_path / "settings.json"
+    hook = {"type": "agent", "prompt": "check"}
+    settings.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [hook]}]}}))
+    argv = ["worker", "--app", "tests.durable.app:claude_agent", "--database", "sqlite:///x"]
+    assert main([*argv, f"--claude-settings={settings}", f"--workdir={tmp_path}"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(f"error: --claude-settings {settings}: {settings}: hooks.Stop[0]")
+    assert err.count("\n") == 1
+    assert 'a "agent" hook cannot run here' in err
