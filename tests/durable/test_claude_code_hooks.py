@@ -20,6 +20,7 @@ from llm_worker import Finished, Message, ToolCall, ToolResult
 from llm_worker.testing import assert_well_formed
 from pod.durable import DurableRuns
 from pod.durable._agent import claude_session_id
+from tests.isolation.conftest import wait_until_dead
 
 from .conftest import TIMEOUT, Scene, counts, kill
 
@@ -47,37 +48,60 @@ if data["hook_event_name"] == "SessionStart":
 """
 
 
-def _settings(workdir: Path) -> Path:
-    for name, text in (("guard.py", GUARD), ("session.py", SESSION)):
+def _project(scene: Scene, scripts: dict[str, str], hooks: dict[str, list[str]]) -> Path:
+    """A project folder holding ``keep``, the hook ``scripts`` and ``settings.json``, whose
+    ``hooks`` maps each event to the scripts it runs (tool events: for ``Bash``; one named
+    ``persistent_*`` in persistent mode); return the settings file."""
+    workdir = scene.folder / "project"
+    workdir.mkdir()
+    (workdir / "keep").write_text("precious\n")
+    for name, text in scripts.items():
         (workdir / name).write_text(text)
 
-    def command(name: str) -> dict[str, Any]:
-        return {"type": "command", "command": f"{sys.executable} {workdir / name}"}
+    def entry(name: str) -> dict[str, Any]:
+        hook: dict[str, Any] = {"type": "command", "command": f"{sys.executable} {workdir / name}"}
+        if name.startswith("persistent_"):
+            hook["pod"] = {"persistent": True}
+        return hook
+
+    def group(event: str, names: list[str]) -> dict[str, Any]:
+        tools = event in ("PreToolUse", "PermissionRequest")
+        return {"matcher": "Bash" if tools else "", "hooks": [entry(name) for name in names]}
 
     settings = workdir / "settings.json"
-    hooks = {
-        "PreToolUse": [{"matcher": "Bash", "hooks": [command("guard.py")]}],
-        "SessionStart": [{"hooks": [command("session.py")]}],
-        "SessionEnd": [{"hooks": [command("session.py")]}],
-    }
-    settings.write_text(json.dumps({"hooks": hooks}))
+    settings.write_text(json.dumps({"hooks": {e: [group(e, n)] for e, n in hooks.items()}}))
     return settings
 
 
-def _worker(scene: Scene, workdir: Path, settings: Path) -> list[str]:
-    return [
+def _worker(scene: Scene, settings: Path, *options: str, **env: str) -> subprocess.Popen[str]:
+    """A ``pod worker`` serving the ``claude`` agent, guarded by ``settings``, once it serves."""
+    argv = [
         "-m", "pod", "worker", "--app", "tests.durable.app:claude_agent",
-        "--database", scene.database, "--executor-id", "w1",
-        f"--claude-settings={settings}", f"--workdir={workdir}",
+        "--database", scene.database, f"--claude-settings={settings}",
+        f"--workdir={settings.parent}", *options,
     ]  # fmt: skip
-
-
-def _serving(scene: Scene, process: subprocess.Popen[str]) -> None:
+    process = scene.start(argv, **env)
     deadline = time.monotonic() + TIMEOUT
     while "serving" not in scene.output(process):
         assert process.poll() is None, scene.output(process)
         assert time.monotonic() < deadline, "the worker did not start"
         time.sleep(0.05)
+    return process
+
+
+def _pod(scene: Scene, *argv: str) -> None:
+    done = scene.run(["-m", "pod", *argv, "--database", scene.database])
+    assert done.returncode == 0, done.stderr
+
+
+def _wait_for_status(
+    scene: Scene, runs: DurableRuns, run_id: str, status: str, worker: subprocess.Popen[str]
+) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while runs.get(run_id).status != status:
+        assert worker.poll() is None, scene.output(worker)
+        assert time.monotonic() < deadline, f"the run is not {status}"
+        time.sleep(0.1)
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
@@ -88,37 +112,22 @@ def test_a_guard_hook_guards_a_durable_run_and_its_session_survives_a_recovery(
     postgres_scene: Scene,
 ) -> None:
     scene = postgres_scene
-    workdir = scene.folder / "project"
-    workdir.mkdir()
-    (workdir / "keep").write_text("precious\n")
-    settings = _settings(workdir)
-    first = scene.start(_worker(scene, workdir, settings), POD_TEST_BLOCK_MODEL="2")
-    _serving(scene, first)
-    submitted = scene.run(
-        [
-            "-m",
-            "pod",
-            "submit",
-            "go",
-            "--agent=claude",
-            "--run-id=run-c1",
-            "--database",
-            scene.database,
-        ]
+    settings = _project(
+        scene,
+        {"guard.py": GUARD, "session.py": SESSION},
+        {"PreToolUse": ["guard.py"], "SessionStart": ["session.py"], "SessionEnd": ["session.py"]},
     )
-    assert submitted.returncode == 0, submitted.stderr
+    workdir = settings.parent
+    first = _worker(scene, settings, "--executor-id=w1", POD_TEST_BLOCK_MODEL="2")
+    _pod(scene, "submit", "go", "--agent=claude", "--run-id=run-c1")
     scene.wait_for("blocked", first)  # asked for the third command
     kill(first)
     before = _lines(workdir / "hook_log.jsonl")
     assert [entry["command"] for entry in before] == ["rm -rf keep", "echo hi >> made.txt"]
 
-    second = scene.start(_worker(scene, workdir, settings))  # the same name: it recovers
+    second = _worker(scene, settings, "--executor-id=w1")  # the same name: it recovers
     with DurableRuns(scene.database) as runs:
-        deadline = time.monotonic() + TIMEOUT
-        while runs.get("run-c1").status != "finished":
-            assert second.poll() is None, scene.output(second)
-            assert time.monotonic() < deadline, "the recovered run did not finish"
-            time.sleep(0.1)
+        _wait_for_status(scene, runs, "run-c1", "finished", second)
         outcome = runs.result("run-c1")
 
     # The guard: the rm never ran, the model was told why; the other commands ran once.
@@ -163,6 +172,7 @@ def test_a_guard_hook_guards_a_durable_run_and_its_session_survives_a_recovery(
         i.text for i in outcome.history if isinstance(i, Message) and "[notification]" in i.text
     ]
     assert told == ["[notification] the project is a test fixture (startup)"]
+    assert "the context of SessionStart (resume) hooks is not given" in scene.output(second)
 
     # The transcript, kept up to date across the crash: each call written once.
     lines = _lines(transcript)
@@ -176,3 +186,71 @@ def test_a_guard_hook_guards_a_durable_run_and_its_session_survives_a_recovery(
     ]
     assert written == ["bash-0", "bash-1", "bash-2"]
     assert [c.call_id for c in outcome.history if isinstance(c, ToolCall)] == written
+
+
+# Persistent: one line per event; logs its pid, to show which process answered.
+ASK = """
+import json, os, sys
+for line in sys.stdin:
+    cwd = json.loads(line)["cwd"]
+    with open(os.path.join(cwd, "ask_pids.txt"), "a") as log:
+        log.write(str(os.getpid()) + "\\n")
+    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+        "permissionDecision": "ask", "permissionDecisionReason": "a human looks at it"}}),
+        flush=True)
+"""
+
+PERMISSION = """
+import json, os, sys
+data = json.load(sys.stdin)
+with open(os.path.join(data["cwd"], "asked.jsonl"), "a") as log:
+    log.write(json.dumps({"event": data["hook_event_name"],
+        "about": data.get("tool_input", {}).get("command") or data.get("notification_type"),
+        "session_id": data["session_id"]}) + "\\n")
+command = data.get("tool_input", {}).get("command", "")
+if data["hook_event_name"] == "PermissionRequest" and command.startswith("echo"):
+    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+        "decision": {"behavior": "allow"}}}))
+"""
+
+
+def test_permission_request_hooks_answer_a_durable_pause_and_notification_hears_the_rest(
+    sqlite_scene: Scene,
+) -> None:
+    scene = sqlite_scene
+    settings = _project(
+        scene,
+        {"persistent_ask.py": ASK, "permission.py": PERMISSION},
+        {
+            "PreToolUse": ["persistent_ask.py"],
+            "PermissionRequest": ["permission.py"],
+            "Notification": ["permission.py"],
+        },
+    )
+    workdir = settings.parent
+    worker = _worker(scene, settings)
+    _pod(scene, "submit", "go", "--agent=claude", "--run-id=run-p1")
+    with DurableRuns(scene.database) as runs:
+        _wait_for_status(scene, runs, "run-p1", "paused", worker)  # the rm: nobody allowed it
+        assert runs.get("run-p1").pending_calls == ("bash-0",)
+        _pod(scene, "approve", "run-p1", "--skip=bash-0=not rm")
+        _wait_for_status(scene, runs, "run-p1", "finished", worker)  # the echos: allowed
+        outcome = runs.result("run-p1")
+
+    assert (workdir / "keep").read_text() == "precious\n"
+    assert (workdir / "made.txt").read_text() == "hi\nagain\n"
+    results = {i.call_id: i.content for i in outcome.history if isinstance(i, ToolResult)}
+    assert "not rm" in results["bash-0"]
+    asked = _lines(workdir / "asked.jsonl")
+    assert [(entry["event"], entry["about"]) for entry in asked] == [
+        ("PermissionRequest", "rm -rf keep"),
+        ("Notification", "permission_prompt"),  # a human was waited for once
+        ("PermissionRequest", "echo hi >> made.txt"),
+        ("PermissionRequest", "echo again >> made.txt"),
+    ]
+    assert {entry["session_id"] for entry in asked} == {claude_session_id("run-p1")}
+    # The persistent guard's process ends while the run waits for a human, and with the run.
+    first, second, third = (workdir / "ask_pids.txt").read_text().split()
+    assert first != second == third
+    assert wait_until_dead(int(first))
+    assert wait_until_dead(int(second))

@@ -1,5 +1,6 @@
 """``pod worker``'s settings: a bad value is one usage line (exit 2), before anything starts
-(the app named is not even imported: it does not exist here)."""
+(the app named is not even imported: it does not exist here); so is a Claude Code settings
+file the worker's agents cannot run, once the app is loaded."""
 
 from __future__ import annotations
 
@@ -20,19 +21,6 @@ BAD_OPTIONS = [
     (["--dead-after", "inf"], "--dead-after: Input should be a finite number"),
     (["--executor-id="], "--executor-id: String should have at least 1 character"),
     (["--concurrency", "0"], "--concurrency: Input should be greater than or equal to 1"),
-]
-
-
-@pytest.mark.parametrize(("options", "message"), BAD_OPTIONS)
-def test_a_bad_worker_setting_is_one_usage_line(
-    options: list[str], message: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    argv = ["worker", "--app", "no_such_module:agent", "--database", "postgresql://nowhere/db"]
-    assert main([*argv, *options]) == 2
-    assert capsys.readouterr() == ("", f"error: {message}\n")
-
-
-CLAUDE_MISTAKES = [
     (["--claude-settings", "no_such.json"], "--claude-settings no_such.json: no such file"),
     (["--claude-plugin", "no_such_dir"], "--claude-plugin no_such_dir: no such folder"),
     (
@@ -43,8 +31,8 @@ CLAUDE_MISTAKES = [
 ]
 
 
-@pytest.mark.parametrize(("options", "message"), CLAUDE_MISTAKES)
-def test_a_bad_claude_code_option_is_one_usage_line(
+@pytest.mark.parametrize(("options", "message"), BAD_OPTIONS)
+def test_a_bad_worker_setting_is_one_usage_line(
     options: list[str], message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     argv = ["worker", "--app", "no_such_module:agent", "--database", "postgresql://nowhere/db"]

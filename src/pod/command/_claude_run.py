@@ -28,6 +28,7 @@ from ._claude_prompt import PromptAsk
 from ._claude_session_hooks import SessionHook, SessionHookOutcome
 from ._claude_transcript import ClaudeTranscript, TranscriptPort
 from ._configured import ConfiguredCommandHook
+from ._hook import CommandHook
 
 __all__ = ["ClaudeCodeFiles", "ClaudeRun", "transcript_path"]
 
@@ -67,6 +68,13 @@ class ClaudeRun:
             session.transcript_path, session_id=session.session_id, cwd=self.project_dir
         )
         return functools.partial(TranscriptPort, transcript=transcript, history=history, hold=hold)
+
+    async def aclose(self) -> None:
+        """End the long-lived processes of persistent hooks (a later event starts them
+        again): when the run ends, or waits for long."""
+        for configured in self.configured:
+            if isinstance(configured.hook, CommandHook):
+                await configured.hook.aclose()
 
     async def run_session_hooks(
         self, event_name: str, fields: Mapping[str, object], *, match: str | None = None

@@ -389,6 +389,7 @@ class DurableAgent:
     async def _steps(self, prompt: str) -> RunEnd:
         steps = DbosRecordedSteps()  # the run's recorded steps, read once
         token = run_steps().set(steps)
+        claude: ClaudeRun | None = None
         try:
             claude = self._claude_run()
             recovering = steps.replaying  # recorded steps ahead: another process began it
@@ -405,6 +406,8 @@ class DurableAgent:
                 # worker may hold many runs that wait for days.
                 saved = zlib.compress(pod.snapshot().to_json().encode())
                 del pod
+                if claude is not None:
+                    await claude.aclose()  # nor a persistent hook's process
                 decision = await _wait_for_decision(result)
                 pod = self._pod(claude, steps)
                 pod.restore(PodSnapshot.from_json(zlib.decompress(saved)))
@@ -421,6 +424,8 @@ class DurableAgent:
             return await _publish(result, pod)
         finally:
             run_steps().reset(token)
+            if claude is not None:
+                await claude.aclose()
 
 
 def _report(outcomes: Iterable[SessionHookOutcome]) -> tuple[str, ...]:
