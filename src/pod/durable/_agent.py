@@ -260,15 +260,15 @@ class DurableAgent:
         recovers it), ``transcript_path`` the run's transcript in ``files.project_dir``. The
         hooks are asked before the agent's own; ``SessionStart``, ``SessionEnd``,
         ``Notification`` and ``PermissionRequest`` hooks run as steps of the run
-        (``docs/durability.md``). ``toolset`` adds that built-in toolset, confined to the
+        (``docs/claude-code.md``, "Durable runs"). ``toolset`` adds that built-in toolset, confined to the
         project folder, to the agent's tools (``None``: none).
 
         Returns:
             One warning line per file with events that will not run.
 
         Raises:
-            PodUsageError: a file is refused (every problem, one a line), or a tool of the
-                toolset is named like a tool of the agent.
+            PodUsageError: a file is refused, or a tool of the toolset is named like a tool
+                of the agent (every problem, in one line, ``; `` between them).
         """
         run, problems = files.read(session_id=claude_session_id("check"), ask=self._ask())
         taken = {tool.name for tool in self._tools}
