@@ -260,8 +260,8 @@ class DurableAgent:
         recovers it), ``transcript_path`` the run's transcript in ``files.project_dir``. The
         hooks are asked before the agent's own; ``SessionStart``, ``SessionEnd``,
         ``Notification`` and ``PermissionRequest`` hooks run as steps of the run
-        (``docs/claude-code.md``, "Durable runs"). ``toolset`` adds that built-in toolset, confined to the
-        project folder, to the agent's tools (``None``: none).
+        (``docs/claude-code.md``, "Durable runs"). ``toolset`` adds that built-in toolset,
+        confined to the project folder, to the agent's tools (``None``: none).
 
         Returns:
             One warning line per file with events that will not run.
