@@ -137,6 +137,31 @@ def parts(*, approval: bool = False, review: bool = False) -> dict[str, Any]:
     }
 
 
+CLAUDE_COMMANDS: Final = ("rm -rf keep", "echo hi >> made.txt", "echo again >> made.txt")
+"""What the model of the ``claude`` agent runs with Claude Code's ``Bash``, one per request."""
+
+
+def claude_reply(request: LlmRequest) -> ScriptedReply:
+    """The ``claude`` agent's model: each of ``CLAUDE_COMMANDS`` in turn, then a text."""
+    done = sum(isinstance(item, ToolResult) for item in request.items)
+    _log(f"model claude:{done}")
+    if _blocked_here("POD_TEST_BLOCK_MODEL", done):
+        _signal_blocked()
+        time.sleep(3600)
+    if done < len(CLAUDE_COMMANDS):
+        call = ScriptedCall(
+            name="Bash", arguments={"command": CLAUDE_COMMANDS[done]}, call_id=f"bash-{done}"
+        )
+        return ScriptedReply(calls=(call,))
+    return ScriptedReply(text="claude: done")
+
+
+claude_agent: Final = DurableAgent(
+    "claude", ScriptedClient(then=claude_reply, record=False), trace=_trace
+)
+"""No tools of its own: ``pod worker --claude-settings`` gives it Claude Code's."""
+
+
 class _SpanLog(SpanExporter):
     """Each ended span, at once, as a line of ``spans.log``: name, ids, the process."""
 

@@ -43,8 +43,8 @@ def test_an_agent_no_worker_serves_is_refused(sqlite_scene: Scene) -> None:
     code, out, err = _pod(sqlite_scene, "submit", "hello", "--agent", "nosuch")
     assert (code, out) == (2, "")
     assert err == (
-        "error: no worker serves an agent 'nosuch' (agents served here: approval, crash, "
-        "otel, review, scale); start a `pod worker` whose --app defines it\n"
+        "error: no worker serves an agent 'nosuch' (agents served here: approval, claude, "
+        "crash, otel, review, scale); start a `pod worker` whose --app defines it\n"
     )
     code, out, _ = _pod(sqlite_scene, "runs", "--json")
     assert [run["run_id"] for run in json.loads(out)] == ["run-a"]  # nothing was queued

@@ -526,8 +526,6 @@ async def test_the_matcher_must_match_the_whole_tool_name(
 def test_claude_code_options_are_checked_when_the_hook_is_made() -> None:
     with pytest.raises(Exception, match=r"^Claude Code has no hook event for abort$"):
         claude(events.ABORT, ["true"])
-    with pytest.raises(Exception, match=r"^protocol claude-code runs per call"):
-        claude(events.PRE_TOOL_CALL, ["true"], mode="persistent")
     with pytest.raises(Exception, match=r"^unknown protocol 'claude'"):
         CommandHook(events.PRE_TOOL_CALL, ["true"], protocol="claude")  # type: ignore[arg-type]
 

@@ -55,3 +55,32 @@ def test_the_transcript_grows_with_the_history_and_marks_a_compaction(tmp_path: 
     more = lines(path)
     assert len(more) == len(written) + 1
     assert more[-1]["parentUuid"] == written[-1]["uuid"]
+
+
+def test_a_recovered_run_catches_up_with_the_file_before_writing(tmp_path: Path) -> None:
+    """A recovered durable run rebuilds its history from its last checkpoint, which may be
+    short of what the crashed process wrote: nothing is written until it is past the file,
+    and a history that went otherwise (a model asked again) starts over after a boundary."""
+    path = tmp_path / "s.jsonl"
+    prompt = Message(role="user", text="go")
+    call = ToolCall(call_id="c1", name="Bash", arguments='{"command": "ls"}')
+    result = ToolResult(call_id="c1", name="Bash", content="a.py")
+    ClaudeTranscript(path, session_id="s", cwd=str(tmp_path)).update([prompt, call, result])
+    written = lines(path)
+
+    recovered = ClaudeTranscript(path, session_id="s", cwd=str(tmp_path))
+    recovered.update([prompt, call])  # short of the file: nothing new
+    assert lines(path) == written
+    answer = Message(role="assistant", text="done")
+    recovered.update([prompt, call, result, answer])
+    assert lines(path)[:3] == written
+    assert [line["message"]["content"] for line in lines(path)[3:]] == [
+        [{"type": "text", "text": "done"}]
+    ]
+
+    otherwise = ClaudeTranscript(path, session_id="s", cwd=str(tmp_path))
+    other_call = ToolCall(call_id="c9", name="Bash", arguments='{"command": "pwd"}')
+    otherwise.update([prompt, other_call])
+    after = lines(path)[4:]
+    assert [line.get("subtype") for line in after] == ["compact_boundary", None, None]
+    assert after[2]["message"]["content"][0]["id"] == "c9"

@@ -181,12 +181,6 @@ def test_relative_globs_that_leave_the_workspace_are_refused_with_the_fix(tmp_pa
         ('event = "pre_tool_call"\ncommand = ["x"]\nmatcher = "(("', 5, "not a regular expr"),
         ('event = "pre_tool_call"\ncommand = ["x"]\nevn = {}', 5, "unknown field 'evn'"),
         ('event = "abort"\ncommand = ["x"]\nprotocol = "claude-code"', 3, "Claude Code has no"),
-        (
-            'event = "pre_tool_call"\ncommand = ["x"]\nprotocol = "claude-code"\n'
-            'mode = "persistent"',
-            6,
-            "protocol claude-code runs per call: drop mode persistent",
-        ),
         ('event = "pre_tool_call"\ncommand = ["x"]\ninherit_env = "yes"', 5, "inherit_env"),
     ],
 )

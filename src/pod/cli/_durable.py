@@ -20,6 +20,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Final, assert_never, cast
 
 from pydantic import ValidationError
@@ -28,7 +29,9 @@ from rich.markup import escape
 
 from llm_worker import Abort, Approve, Continue, Skip
 
+from ..command._claude_run import ClaudeCodeFiles
 from ..hooks._errors import PodUsageError
+from ..toolsets._toolsets import TOOLSETS
 from ._decisions import (
     USER_ABORT_REASON,
     Answer,
@@ -41,10 +44,11 @@ from ._load import (
     LoadError,
     _load_object,  # pyright: ignore[reportPrivateUsage]
 )
+from ._options import add_claude_code_arguments, claude_code_paths
 from ._tables import Records, print_records
 
 if TYPE_CHECKING:
-    from ..durable import DurableRuns, RunDecision, RunInfo
+    from ..durable import DurableAgent, DurableRuns, RunDecision, RunInfo
 
 __all__ = ["add_durable_commands", "durable_command"]
 
@@ -128,6 +132,18 @@ def add_durable_commands(add_parser: Callable[..., argparse.ArgumentParser]) -> 
         default="full",
         help="full (default) syncs every checkpoint to disk; normal survives a crashed "
         "worker process but may lose the last checkpoints with the machine",
+    )
+    add_claude_code_arguments(worker)  # every run of the agents served, as in pod run
+    worker.add_argument(
+        "--toolset",
+        choices=TOOLSETS,
+        help="the built-in tools added to each agent's own with Claude Code hooks: "
+        "claude-code (Bash, Read, Write, Edit, Glob, Grep; the default) or workspace",
+    )
+    worker.add_argument(
+        "--workdir",
+        help="the project folder: where the hooks run and the built-in tools may work "
+        "(default: the current folder)",
     )
     _database(worker)
 
@@ -414,6 +430,46 @@ def _print_json(document: object) -> None:
     sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
 
+def _claude_code_files(args: argparse.Namespace) -> ClaudeCodeFiles:
+    """``--claude-settings``/``--claude-plugin``/``--workdir`` checked (before the app is
+    imported: a typo costs nothing); empty without them."""
+    problems: list[str] = []
+    settings, plugins = claude_code_paths(
+        args.claude_settings or (), args.claude_plugins or (), problems
+    )
+    workdir = Path(args.workdir or ".")
+    if not workdir.is_dir():
+        problems.append(f"--workdir {workdir}: no such folder")
+    if not (args.claude_settings or args.claude_plugins):
+        options = (("--toolset", args.toolset), ("--workdir", args.workdir))
+        given = [flag for flag, value in options if value is not None]
+        if given:
+            problems.insert(
+                0,
+                f"{given[0]} goes with --claude-settings or --claude-plugin (without them "
+                "the agents run with their own tools only)",
+            )
+    if problems:
+        raise PodUsageError("; ".join(problems))
+    return ClaudeCodeFiles(settings, plugins, str(workdir.resolve()))
+
+
+def _guard_with_claude_code(
+    args: argparse.Namespace,
+    files: ClaudeCodeFiles,
+    agents: Sequence[DurableAgent],
+    errors: Console,
+) -> None:
+    """Every agent's runs get the hooks (and the toolset) as ``pod run`` gives them."""
+    if not files:
+        return
+    warnings: tuple[str, ...] = ()
+    for agent in agents:
+        warnings = agent.use_claude_code(files, toolset=args.toolset or "claude-code")
+    for warning in warnings:  # the same files for every agent: said once
+        errors.print(f"warning: {escape(warning)}", highlight=False)
+
+
 def _worker(args: argparse.Namespace, database: str, errors: Console) -> int:
     from dbos import DBOS
 
@@ -431,6 +487,7 @@ def _worker(args: argparse.Namespace, database: str, errors: Console) -> int:
         )
     except ValidationError as exc:
         raise PodUsageError(_first_problem(exc)) from exc
+    claude_code = _claude_code_files(args)
     loaded = _load_object(args.app)
     candidates: list[object] = (
         list(cast("Sequence[object]", loaded)) if isinstance(loaded, list | tuple) else [loaded]
@@ -438,6 +495,7 @@ def _worker(args: argparse.Namespace, database: str, errors: Console) -> int:
     agents = [a for a in candidates if isinstance(a, DurableAgent)]
     if not agents or len(agents) != len(candidates):
         raise LoadError(f"{args.app} is not a DurableAgent (or a list of them)")
+    _guard_with_claude_code(args, claude_code, agents, errors)
 
     async def serve() -> None:
         stop = asyncio.Event()

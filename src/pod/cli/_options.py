@@ -8,26 +8,16 @@ Pod is built only when there are none. Driving the run, reporting and saving liv
 from __future__ import annotations
 
 import argparse
-import functools
 import math
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, final
+from typing import Any, Final
 
-from llm_worker import HookPort, Item, LlmClient, Tool
+from llm_worker import LlmClient, Tool
 from llm_worker.providers import MissingCredentialsError, ProviderSetupError, client_from_spec
 
-from ..command._claude_code import ClaudeSession
-from ..command._claude_code_settings import (
-    ClaudeSettings,
-    read_claude_plugin,
-    read_claude_settings,
-    run_in_parallel,
-)
-from ..command._claude_session_hooks import SessionHook
-from ..command._claude_transcript import ClaudeTranscript, TranscriptPort
+from ..command._claude_run import ClaudeCodeFiles, ClaudeRun
 from ..command._configured import ConfiguredCommandHook
 from ..command._model_ask import model_asker, other_model_asker
 from ..hooks._errors import McpServerError, PodUsageError
@@ -47,10 +37,11 @@ from ._output import RunOutput
 from ._saved import DEFAULT_RUNS_FOLDER, RunOptions
 
 __all__ = [
-    "ClaudeRun",
+    "add_claude_code_arguments",
     "add_resume_arguments",
     "add_run_arguments",
     "build_pod",
+    "claude_code_paths",
     "merged_options",
 ]
 
@@ -76,6 +67,23 @@ def add_resume_arguments(resume: argparse.ArgumentParser) -> None:
     add_decision_arguments(resume)
 
 
+def add_claude_code_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--claude-settings`` and ``--claude-plugin`` (``pod run``, ``pod resume``, ``pod
+    worker``)."""
+    parser.add_argument(
+        "--claude-settings",
+        action="append",
+        help="a Claude Code settings file whose `hooks` section to run (repeatable)",
+    )
+    parser.add_argument(
+        "--claude-plugin",
+        dest="claude_plugins",
+        action="append",
+        metavar="DIR",
+        help="a Claude Code plugin folder whose hooks/hooks.json to run (repeatable)",
+    )
+
+
 def _add_session_arguments(parser: argparse.ArgumentParser, *, resuming: bool) -> None:
     # Values are checked after parsing (all problems reported together), so numbers are
     # read as text here; and on resume every option defaults to the saved one (None here).
@@ -92,18 +100,7 @@ def _add_session_arguments(parser: argparse.ArgumentParser, *, resuming: bool) -
     parser.add_argument(
         "--rules", help="permission rules and command hooks (TOML); calls no rule allows are denied"
     )
-    parser.add_argument(
-        "--claude-settings",
-        action="append",
-        help="a Claude Code settings file whose `hooks` section to run (repeatable)",
-    )
-    parser.add_argument(
-        "--claude-plugin",
-        dest="claude_plugins",
-        action="append",
-        metavar="DIR",
-        help="a Claude Code plugin folder whose hooks/hooks.json to run (repeatable)",
-    )
+    add_claude_code_arguments(parser)
     parser.add_argument(
         "--hooks", action="append", help="a HookRegistry as module:attr or file.py:attr"
     )
@@ -242,6 +239,26 @@ def _not_a_file(path: Path) -> str | None:
     return None if path.is_file() else "no such file"
 
 
+def claude_code_paths(
+    settings: Sequence[str], plugins: Sequence[str], problems: list[str]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The ``--claude-settings`` files and ``--claude-plugin`` folders that exist, made
+    absolute; one problem for each of the others."""
+    files: list[str] = []
+    for given in settings:
+        if (problem := _not_a_file(Path(given))) is not None:
+            problems.append(f"--claude-settings {given}: {problem}")
+        else:
+            files.append(str(Path(given).resolve()))
+    folders: list[str] = []
+    for folder in plugins:
+        if not Path(folder).is_dir():
+            problems.append(f"--claude-plugin {folder}: no such folder")
+        else:
+            folders.append(str(Path(folder).resolve()))
+    return tuple(files), tuple(folders)
+
+
 def _check_options(merged: dict[str, Any], problems: list[str]) -> RunOptions | None:
     numbers = {
         name: _number(
@@ -266,24 +283,15 @@ def _check_options(merged: dict[str, Any], problems: list[str]) -> RunOptions | 
     if rules is not None and (problem := _not_a_file(Path(rules))) is not None:
         problems.append(f"--rules {rules}: {problem}")
         rules = None
-    claude_settings: list[str] = []
-    for settings in merged["claude_settings"] or ():
-        if (problem := _not_a_file(Path(settings))) is not None:
-            problems.append(f"--claude-settings {settings}: {problem}")
-        else:
-            claude_settings.append(str(Path(settings).resolve()))
+    claude_settings, claude_plugins = claude_code_paths(
+        merged["claude_settings"] or (), merged["claude_plugins"] or (), problems
+    )
     mcp_config: list[str] = []
     for config in merged["mcp_config"] or ():
         if (problem := _not_a_file(Path(config))) is not None:
             problems.append(f"--mcp-config {config}: {problem}")
         else:
             mcp_config.append(str(Path(config).resolve()))
-    claude_plugins: list[str] = []
-    for folder in merged["claude_plugins"] or ():
-        if not Path(folder).is_dir():
-            problems.append(f"--claude-plugin {folder}: no such folder")
-        else:
-            claude_plugins.append(str(Path(folder).resolve()))
     session_id = merged["claude_session_id"]
     if session_id is None and (claude_settings or claude_plugins):
         session_id = str(uuid.uuid4())
@@ -295,8 +303,8 @@ def _check_options(merged: dict[str, Any], problems: list[str]) -> RunOptions | 
         model=str(model),
         base_url=merged["base_url"],
         rules=str(Path(rules).resolve()) if rules is not None else None,
-        claude_settings=tuple(claude_settings),
-        claude_plugins=tuple(claude_plugins),
+        claude_settings=claude_settings,
+        claude_plugins=claude_plugins,
         claude_session_id=session_id,
         hooks=tuple(_absolute_spec(s) for s in merged["hooks"] or ()),
         tools=tuple(_absolute_spec(s) for s in merged["tools"] or ()),
@@ -310,16 +318,6 @@ def _check_options(merged: dict[str, Any], problems: list[str]) -> RunOptions | 
         max_retries=int(max_retries) if max_retries is not None else None,
         mcp_config=tuple(mcp_config),
     )
-
-
-@final
-@dataclass(frozen=True, slots=True)
-class ClaudeRun:
-    """The Claude Code side of a run: the session its hooks read, and the
-    ``SessionStart``/``SessionEnd``/``Notification`` hooks the CLI runs around it."""
-
-    session: ClaudeSession
-    hooks: tuple[SessionHook, ...] = ()
 
 
 def _refused_hook_files(specs: Sequence[str]) -> tuple[str, ...]:
@@ -366,8 +364,7 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
             problems.append(f"--model {options.model}: {exc}")
     permissions: PermissionHook | None = None
     configured: list[ConfiguredCommandHook] = []
-    transcript: ClaudeTranscript | None = None
-    claude_run = ClaudeRun(ClaudeSession())
+    claude_run, _ = ClaudeCodeFiles().read(session_id=None, ask=None)
     if options is not None:
         if options.rules is not None:
             try:  # one read of the file: its rules and its command hooks
@@ -378,9 +375,7 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
                 problems.extend(
                     f"--rules {options.rules}: {line}" for line in str(exc).splitlines()
                 )
-        session, transcript = _claude_session(options)
-        if not (options.claude_settings or options.claude_plugins):
-            transcript = None
+        files = ClaudeCodeFiles(options.claude_settings, options.claude_plugins, options.workdir)
         ask = None if client is None else model_asker(client)  # for "prompt" hooks
         ask_model = other_model_asker(  # for "prompt" hooks that name a model
             options.model,
@@ -389,27 +384,13 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
             timeout=options.timeout,
             max_retries=options.max_retries,
         )
-        readers = [
-            (f"--claude-settings {path}", functools.partial(read_claude_settings, path))
-            for path in options.claude_settings
-        ] + [
-            (f"--claude-plugin {path}", functools.partial(read_claude_plugin, path))
-            for path in options.claude_plugins
-        ]
-        claude_files: list[ClaudeSettings] = []
-        for given, read in readers:
-            try:
-                claude = read(
-                    project_dir=options.workdir, session=session, ask=ask, ask_model=ask_model
-                )
-            except PodUsageError as exc:
-                problems.append(f"{given}: {exc}")
-                continue
-            claude_files.append(claude)
-            claude_run = ClaudeRun(session, claude_run.hooks + claude.session_hooks)
-            if (warning := claude.warning()) is not None:
-                output.note(f"warning: {warning}")
-        configured += run_in_parallel(claude_files)  # one event's hooks, of every file, at once
+        claude_run, claude_problems = files.read(
+            session_id=options.claude_session_id, ask=ask, ask_model=ask_model
+        )
+        problems.extend(claude_problems)
+        configured += claude_run.configured
+        for warning in claude_run.warnings:
+            output.note(f"warning: {warning}")
     policy_hooks = _policy_commands(configured)
     user_hooks = HookRegistry().freeze()
     tools: list[Tool] = []
@@ -446,18 +427,7 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
     if missing_key is not None or client is None:
         return missing_key
     built: list[Pod] = []
-    wrap: Callable[[HookPort], HookPort] | None = None
-    if transcript is not None:
-        kept = transcript
-
-        def history() -> tuple[Item, ...]:
-            return built[0].history if built else ()
-
-        def wrap_port(port: HookPort) -> HookPort:
-            return TranscriptPort(port, kept, history)
-
-        wrap = wrap_port
-
+    wrap = claude_run.wrap_hooks(lambda: built[0].history if built else ())
     try:  # the last step: every other option is good
         mcp_tools = resources.servers.start(mcp_servers)
     except McpServerError as exc:
@@ -480,16 +450,6 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
         return None
     built.append(pod)
     return options, client, pod, claude_run
-
-
-def _claude_session(options: RunOptions) -> tuple[ClaudeSession, ClaudeTranscript | None]:
-    """The session Claude Code hooks read, and the transcript the run keeps for them
-    (``WORKDIR/.pod/transcripts/SESSION_ID.jsonl``; none without Claude Code hooks)."""
-    if options.claude_session_id is None:
-        return ClaudeSession(), None
-    path = Path(options.workdir) / ".pod" / "transcripts" / f"{options.claude_session_id}.jsonl"
-    transcript = ClaudeTranscript(path, session_id=options.claude_session_id, cwd=options.workdir)
-    return ClaudeSession(options.claude_session_id, str(path)), transcript
 
 
 def _mcp_servers(configs: Sequence[str]) -> tuple[McpServer, ...] | list[str]:

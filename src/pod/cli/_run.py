@@ -14,31 +14,29 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import logging
 import os
 import shlex
 import sys
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from llm_worker import (
-    Abort,
     Approve,
     ContextTooLongError,
     LlmClient,
     LlmClientError,
     Message,
     Paused,
-    Skip,
     SnapshotError,
     WorkerStateError,
 )
 
-from ..command._claude_session_hooks import SessionHookOutcome, merged_permission
+from ..command._claude_run import ClaudeRun
+from ..command._claude_session_hooks import SessionHookOutcome
 from ..hooks._errors import PodUsageError
 from ..runtime._pod import Pod, PodResult
 from ._decisions import (
@@ -51,7 +49,7 @@ from ._decisions import (
     describe_pause,
 )
 from ._mcp import CommandResources
-from ._options import ClaudeRun, build_pod, merged_options
+from ._options import build_pod, merged_options
 from ._output import RunOutput, result_object
 from ._saved import (
     DEFAULT_RUNS_FOLDER,
@@ -346,84 +344,30 @@ def _asked_hooks(session: _Session, runner: asyncio.Runner, result: PodResult) -
     put to the hooks first; what they allow is approved (by its digest), what they deny is
     skipped, the rest waits for a human as before."""
     while isinstance(result, Paused) and result.pending_calls:
-        decisions: dict[str, Approve | Skip | Abort] = {}
-        for call in result.pending_calls:
-            fields: dict[str, object] = {
-                "tool_name": call.tool_name,
-                "tool_input": _object_or_text(call.arguments),
-                "permission_suggestions": [],
-            }
-            asked = [
-                hook
-                for hook in session.claude.hooks
-                if hook.event_name == "PermissionRequest" and hook.selects(call.tool_name)
-            ]
-            if not asked:
-                continue
-            # Side by side, as Claude Code runs them; their answers merge (deny beats allow).
-            outcomes = runner.run(
-                _together(h.run(fields, session=session.claude.session) for h in asked)
-            )
-            for outcome in outcomes:
-                if outcome.warning:
-                    session.output.note(f"warning: {outcome.warning}")
-            outcome = merged_permission(outcomes)
-            names = ", ".join(f"`{hook.display}`" for hook in asked)
-            reason = outcome.message or f"denied by PermissionRequest hook {names}"
-            if outcome.behavior == "allow":  # with updatedInput: as the hook rewrote it
-                decisions[call.call_id] = Approve(
-                    digest=call.digest, arguments=outcome.updated_input
-                )
-            elif outcome.interrupt:  # deny + interrupt: the run stops
-                decisions[call.call_id] = Abort(reason=reason)
-            elif outcome.behavior == "deny":
-                decisions[call.call_id] = Skip(reason=reason)
-            if call.call_id in decisions:
-                how = " (interrupt)" if outcome.interrupt else ""
-                rewritten = " with updatedInput" if outcome.updated_input is not None else ""
-                session.output.note(
-                    f"PermissionRequest hook{'s' if len(asked) > 1 else ''} {names}: "
-                    f"{outcome.behavior}{how}{rewritten} {call.call_id} ({call.tool_name})"
-                )
+        decisions, notes = runner.run(session.claude.permission_decisions(result))
+        for note in notes:
+            session.output.note(note)
         if not decisions:
             break
         result = runner.run(session.pod.resume(decisions))
     return result
 
 
-async def _together(runs: Iterable[Awaitable[SessionHookOutcome]]) -> list[SessionHookOutcome]:
-    return list(await asyncio.gather(*runs))
-
-
-def _object_or_text(arguments: str) -> object:
-    try:
-        return json.loads(arguments or "{}")
-    except ValueError:
-        return arguments
-
-
 def _waiting(session: _Session, runner: asyncio.Runner, paused: Paused) -> None:
     """Claude Code's ``Notification``: the run waits for a human."""
-    kind = "permission_prompt" if paused.pending_calls else "idle_prompt"
-    fields = {"message": paused.reason or "the run waits for you", "notification_type": kind}
-    _session_hooks(session, runner, "Notification", fields, match=kind)
+    _report_session_hooks(session, runner.run(session.claude.notify_waiting(paused)))
 
 
 def _session_hooks(
-    session: _Session,
-    runner: asyncio.Runner,
-    event_name: str,
-    fields: Mapping[str, object],
-    *,
-    match: str | None = None,
+    session: _Session, runner: asyncio.Runner, event_name: str, fields: Mapping[str, object]
 ) -> None:
     """Run the Claude Code hooks of ``event_name`` in file order; what ``SessionStart``
     prints is queued for the model, failures and ``systemMessage`` are one warning line."""
-    selected = next(iter(fields.values())) if match is None else match
-    for hook in session.claude.hooks:
-        if hook.event_name != event_name or not hook.selects(str(selected)):
-            continue
-        outcome = runner.run(hook.run(fields, session=session.claude.session))
+    _report_session_hooks(session, runner.run(session.claude.run_session_hooks(event_name, fields)))
+
+
+def _report_session_hooks(session: _Session, outcomes: Sequence[SessionHookOutcome]) -> None:
+    for outcome in outcomes:
         if outcome.warning:
             session.output.note(f"warning: {outcome.warning}")
         if outcome.context:

@@ -18,10 +18,13 @@ As in Claude Code: a ``command`` is a shell command (run with ``bash -c``, or ``
 there is no bash), or, with ``args`` (the exec form), a program run with those arguments and
 no shell; either runs in the project folder, with ``CLAUDE_PROJECT_DIR`` set to it (and
 ``CLAUDE_PLUGIN_ROOT`` for a plugin's ``hooks/hooks.json``); ``timeout`` is in seconds
-(default 600, 30 at ``UserPromptSubmit``). A matcher (:func:`claude_matcher`) of ``""`` or
-``"*"`` (or none) selects every tool; one of letters, digits, ``_``, ``-``, spaces, ``|`` and
-``,`` only is a list of exact names; anything else is a regular expression searched anywhere
-in the tool name (unanchored). Matchers of events without tools are ignored.
+(default 600, 30 at ``UserPromptSubmit``, per event). ``"pod": {"persistent": true}`` (an
+llm-pod extension, which Claude Code ignores) keeps one process for the hook, which reads one
+JSON request a line and answers one line (see ``CommandHook``). A matcher
+(:func:`claude_matcher`) of ``""`` or ``"*"`` (or none) selects every tool; one of letters,
+digits, ``_``, ``-``, spaces, ``|`` and ``,`` only is a list of exact names; anything else is
+a regular expression searched anywhere in the tool name (unanchored). Matchers of events
+without tools are ignored.
 
 ``SessionStart``, ``SessionEnd``, ``Notification`` and ``PermissionRequest`` hooks, which no
 llm-pod event serves, are read into :attr:`ClaudeSettings.session_hooks` for ``pod run`` to
@@ -131,12 +134,22 @@ def claude_matcher(matcher: str) -> str | None:
 
 
 @final
+class _PodExtension(BaseModel, frozen=True, extra="forbid", strict=True):
+    """A command entry's ``"pod"`` object: llm-pod's own options, which Claude Code ignores."""
+
+    persistent: bool = False
+    """One long-lived process for the hook: one JSON request line in, one answer line out
+    per event (``CommandHook(mode="persistent")``)."""
+
+
+@final
 class _CommandEntry(BaseModel, frozen=True, extra="forbid", strict=True):
     type: Literal["command"]
     command: str = Field(min_length=1)
     args: list[str] | None = None  # the exec form: ``command`` is the program, no shell
     timeout: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     statusMessage: str = ""  # Claude Code's spelling; shown nowhere here
+    pod: _PodExtension = _PodExtension()
 
 
 @final
@@ -457,6 +470,13 @@ def _session_group(  # noqa: PLR0917 (one group: its event, where it is, what it
                 f'{"an" if entry.type == "http" else "a"} "{entry.type}" hook of {name} '
                 "cannot run here",
             )
+        if entry.pod.persistent:
+            raise _fail(
+                source,
+                f"{where}.hooks[{number}]",
+                f'"pod": {{"persistent": true}} is for hooks of tool, prompt, stop and '
+                f"compaction events; a {name} hook runs once per occasion (drop it)",
+            )
         entries.append(entry)
     try:
         pattern = claude_matcher(matcher)
@@ -560,6 +580,7 @@ def _group(
                     env=variables,
                     matcher=matcher,
                     protocol="claude-code",
+                    mode="persistent" if entry.pod.persistent else "per-call",
                     session=session,
                     display=_display(entry),
                     claude_event=name,

@@ -54,16 +54,16 @@ class ClaudeTranscript:
         self._cwd = cwd
         self._written: list[Item] = []
         self._parent: str | None = None
-        self._on_file = self._items_on_file()
+        self._on_file = self._entries_on_file()
 
-    def _items_on_file(self) -> int:
-        """Items the file holds since its last compaction boundary (a resumed run's
-        transcript: its history up to the pause is there already)."""
+    def _entries_on_file(self) -> list[object]:
+        """The ``(type, message)`` of each item the file holds since its last compaction
+        boundary (a resumed run's transcript: its history up to the pause is there)."""
         try:
             lines = self.path.read_text(encoding="utf-8").splitlines()
         except OSError:
-            return 0
-        count = 0
+            return []
+        entries: list[object] = []
         for text in lines:
             try:
                 line = json.loads(text)
@@ -73,18 +73,31 @@ class ClaudeTranscript:
                 entry = cast(dict[str, object], line)
                 last = entry.get("uuid")
                 self._parent = last if isinstance(last, str) else self._parent
-                count = 0 if entry.get("subtype") == "compact_boundary" else count + 1
-        return count
+                if entry.get("subtype") == "compact_boundary":
+                    entries = []
+                else:
+                    entries.append([entry.get("type"), entry.get("message")])
+        return entries
 
     def update(self, history: Sequence[Item]) -> None:
-        """Append the items of ``history`` not written yet (after a compaction: a boundary
-        line, then the whole history)."""
-        if self._on_file and not self._written and self._on_file <= len(history):
-            self._written = list(history[: self._on_file])  # written before the resume
-        self._on_file = 0
+        """Append the items of ``history`` not written yet (after a compaction, or when the
+        history is not what the file holds: a boundary line, then the whole history)."""
+        differs = False
+        if self._on_file and not self._written:
+            on_file = self._on_file
+            shared = min(len(on_file), len(history))
+            rendered = json.loads(json.dumps([_entry(item) for item in history[:shared]]))
+            if rendered != on_file[:shared]:
+                differs = True  # e.g. a recovered durable run whose model answered otherwise
+            elif len(history) < len(on_file):
+                return  # still short of what the file holds (a recovered run redoing steps)
+            else:
+                self._written = list(history[: len(on_file)])  # written before the resume
+        self._on_file = []
         known = len(self._written)
-        unchanged = known <= len(history) and all(
-            a is b for a, b in zip(self._written, history[:known], strict=True)
+        unchanged = not differs and (
+            known <= len(history)
+            and all(a is b for a, b in zip(self._written, history[:known], strict=True))
         )
         lines: list[dict[str, Any]] = []
         if not unchanged:
@@ -159,11 +172,19 @@ class TranscriptPort:
     """A hook port that brings the transcript up to date, then asks the port it wraps."""
 
     def __init__(
-        self, port: HookPort, transcript: ClaudeTranscript, history: Callable[[], Sequence[Item]]
+        self,
+        port: HookPort,
+        transcript: ClaudeTranscript,
+        history: Callable[[], Sequence[Item]],
+        *,
+        hold: Callable[[], bool] | None = None,
     ) -> None:
         self._port = port
         self._transcript = transcript
         self._history = history
+        self._hold = hold
+        """While it says so, nothing is written (a recovered durable run replaying steps
+        rebuilds a history the file holds already)."""
 
     def listens_to(self, point: HookPoint[Any, Any], /) -> bool:
         """What the wrapped port listens to (every point, if it does not say)."""
@@ -172,5 +193,6 @@ class TranscriptPort:
 
     def ask(self, point: HookPoint[InputT, DecisionT], info: InputT, /) -> Awaitable[DecisionT]:
         """Write what the history gained, then ask the wrapped port."""
-        self._transcript.update(self._history())
+        if self._hold is None or not self._hold():
+            self._transcript.update(self._history())
         return self._port.ask(point, info)

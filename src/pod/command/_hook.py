@@ -18,7 +18,9 @@ the event does not allow), so the registration's failure policy applies: fail cl
 default. The command is an argv list, never a shell string; its process group is killed when
 the call ends (see ``_process``).
 
-``protocol="claude-code"`` speaks Claude Code's hook contract instead (``_claude_code``). A
+``protocol="claude-code"`` speaks Claude Code's hook contract instead (``_claude_code``); in
+persistent mode (an llm-pod extension: Claude Code starts a process per event) each request
+line is what a per-call script reads on stdin, and the answer line what it prints at exit 0. A
 ``matcher`` (a regular expression the whole tool name must match) limits a tool-event hook to
 some tools; for the others it is not run and the event's neutral decision stands. The command
 inherits only a minimal environment (``PATH``, ``HOME``, the locale, ...) unless told
@@ -193,7 +195,9 @@ class CommandHook(Hook[InputT, DecisionT]):
                 nothing.
             matcher: a regular expression the whole tool name must match for the command to
                 be asked (tool events only); other calls get the neutral decision.
-            protocol: ``"native"`` or ``"claude-code"`` (per-call mode only).
+            protocol: ``"native"`` or ``"claude-code"``. A persistent ``claude-code``
+                command (an llm-pod extension) reads each event's stdin object as one line
+                and answers one line: what a per-call script prints at exit 0.
             session: the ``session_id`` and ``transcript_path`` a ``claude-code`` script
                 reads (default: one id per process, no transcript).
             display: how failures name the command (default: the argv as a shell line; a
@@ -231,10 +235,6 @@ class CommandHook(Hook[InputT, DecisionT]):
             if claude_name(event) is None:
                 raise CommandOptionError(
                     f"Claude Code has no hook event for {event.name}", option="event"
-                )
-            if mode != "per-call":
-                raise CommandOptionError(
-                    "protocol claude-code runs per call: drop mode persistent", option="mode"
                 )
             claude_event = claude_event or claude_name(event)
             if CLAUDE_CODE_EVENTS.get(str(claude_event)) is not event:
@@ -359,14 +359,18 @@ class CommandHook(Hook[InputT, DecisionT]):
             name=self._claude_event,
         )
         try:
-            output, stderr, status = await run_once(
-                self._argv,
-                request,
-                timeout=self._timeout,
-                cwd=self._cwd,
-                env=self._env,
-                exit_codes=frozenset({0, BLOCKING_EXIT}),
-            )
+            if self._mode == "persistent":  # an llm-pod extension: one JSON line in, one out
+                status = 0  # no exit status per event: the line is what stdout would be
+                output, stderr = await self._ask_persistent(request + b"\n")
+            else:
+                output, stderr, status = await run_once(
+                    self._argv,
+                    request,
+                    timeout=self._timeout,
+                    cwd=self._cwd,
+                    env=self._env,
+                    exit_codes=frozenset({0, BLOCKING_EXIT}),
+                )
         except ProcessFailure as failure:
             raise CommandHookError(
                 command=self._display, problem=failure.problem, stderr=failure.stderr

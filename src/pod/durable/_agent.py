@@ -14,12 +14,13 @@ runs) before DBOS is launched, under the same name.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import uuid
 import zlib
-from collections.abc import Iterable, Mapping
-from typing import Final, cast, final
+from collections.abc import Callable, Coroutine, Iterable, Mapping
+from typing import Any, Final, cast, final
 
 from dbos import DBOS, SetWorkflowID
 from pydantic import BaseModel, Field, ValidationError
@@ -29,6 +30,7 @@ from llm_worker import (
     Approve,
     CallResolution,
     Continue,
+    HookPort,
     Item,
     LlmClient,
     Paused,
@@ -37,6 +39,10 @@ from llm_worker import (
     Usage,
 )
 
+from ..command._claude_prompt import PromptAsk
+from ..command._claude_run import ClaudeCodeFiles, ClaudeRun
+from ..command._claude_session_hooks import SessionHookOutcome
+from ..command._model_ask import model_asker
 from ..hooks._errors import PodUsageError
 from ..hooks._registry import FrozenHookRegistry, HookRegistry
 from ..policy._permissions import PermissionHook
@@ -46,14 +52,17 @@ from ..runtime._snapshot import PodSnapshot
 from ..runtime._summariser import LlmSummariser, Summariser
 from ..runtime._trace import Tracer
 from ..telemetry import Telemetry
+from ..toolsets._toolsets import ToolsetName, toolset
 from ._dbos_records import DbosRecordedSteps
 from ._steps import (
     StepClient,
     StepHookPort,
+    Steps,
     StepSummariser,
     StepTool,
     quiet_while_replaying,
     run_steps,
+    step,
 )
 from ._system import QUEUE_NAME
 
@@ -65,6 +74,7 @@ __all__ = [
     "RunDecision",
     "RunEnd",
     "RunOutcome",
+    "claude_session_id",
     "defined_agents",
     "history_event",
     "new_run_id",
@@ -84,6 +94,16 @@ HISTORY_PART_ITEMS: Final = 256
 _WAIT_SECONDS: Final = 24 * 3600.0
 """One durable wait; a run waits again after it (a decision may take days)."""
 _NAME: Final = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
+CLAUDE_STEP_PREFIX: Final = "pod.claude:"
+"""The steps of the Claude Code hooks a run runs itself (``pod.claude:SessionStart``, ...)."""
+_SESSION_NAMESPACE: Final = uuid.UUID("0b4f5c1e-6a47-4d2b-9a55-2f0e1c3d7a10")
+
+
+def claude_session_id(run_id: str) -> str:
+    """The ``session_id`` Claude Code hooks read in the durable run ``run_id``: a UUID
+    derived from the run id, so every process that runs or recovers the run gives the
+    same one, with nothing stored."""
+    return str(uuid.uuid5(_SESSION_NAMESPACE, run_id))
 
 
 @final
@@ -219,6 +239,8 @@ class DurableAgent:
         self._system_prompt = system_prompt
         self._trace = None if trace is None else quiet_while_replaying(trace)
         self._step_client = StepClient(client)
+        self._claude_code = ClaudeCodeFiles()
+        self._toolset: ToolsetName | None = None
 
         async def durable_run(prompt: str) -> RunEnd:
             return await self._execute(prompt)
@@ -227,20 +249,104 @@ class DurableAgent:
         self._workflow = DBOS.workflow(name=self.workflow_name)(durable_run)
         _DEFINED.add(name)
 
+    def use_claude_code(
+        self, files: ClaudeCodeFiles, *, toolset: ToolsetName | None = "claude-code"
+    ) -> tuple[str, ...]:
+        """Guard this agent's runs with Claude Code hooks, as ``pod run --claude-settings``
+        guards a run (``pod worker --claude-settings`` calls this for the agents it serves).
+
+        Every run reads the files afresh, for its own session: ``session_id`` is
+        :func:`claude_session_id` of the run id (the same in every process that runs or
+        recovers it), ``transcript_path`` the run's transcript in ``files.project_dir``. The
+        hooks are asked before the agent's own; ``SessionStart``, ``SessionEnd``,
+        ``Notification`` and ``PermissionRequest`` hooks run as steps of the run
+        (``docs/claude-code.md``, "Durable runs"). ``toolset`` adds that built-in toolset,
+        confined to the project folder, to the agent's tools (``None``: none).
+
+        Returns:
+            One warning line per file with events that will not run.
+
+        Raises:
+            PodUsageError: a file is refused, or a tool of the toolset is named like a tool
+                of the agent (every problem, in one line, ``; `` between them).
+        """
+        run, problems = files.read(session_id=claude_session_id("check"), ask=self._ask())
+        taken = {tool.name for tool in self._tools}
+        if toolset is not None:
+            problems += [
+                f"the {toolset} tool {tool.name!r} is already the name of a tool of agent "
+                f"{self.name!r}; rename the tool"
+                for tool in self._toolset_tools(toolset, files.project_dir)
+                if tool.name in taken
+            ]
+        if problems:
+            raise PodUsageError("; ".join(problems))
+        self._claude_code, self._toolset = files, toolset
+        return run.warnings
+
+    def _ask(self) -> PromptAsk:
+        """How the agent's ``prompt`` hooks ask its model (a request of their own)."""
+        return model_asker(self._client)
+
+    def _toolset_tools(self, name: ToolsetName, root: str) -> list[Tool]:
+        tools = toolset(name, root)
+        return list(self._telemetry.tools(tools)) if self._telemetry is not None else tools
+
     def pod(self) -> Pod:
         """A fresh Pod of this agent whose every step is checkpointed inside a workflow."""
-        return Pod(
+        return self._pod(None)
+
+    def _claude_run(self) -> ClaudeRun | None:
+        """The Claude Code side of the run in progress (``None``: no Claude Code hooks)."""
+        if not self._claude_code:
+            return None
+        session_id = claude_session_id(DBOS.workflow_id or "")
+        run, problems = self._claude_code.read(session_id=session_id, ask=self._ask())
+        if problems:  # a file changed since the worker checked it
+            raise PodUsageError("; ".join(problems))
+        return run
+
+    def _pod(self, claude: ClaudeRun | None, steps: Steps | None = None) -> Pod:
+        """A fresh Pod of this agent, with the Claude Code hooks, toolset and transcript of
+        ``claude`` when given (the transcript waits while ``steps`` replay)."""
+        tools: tuple[Tool, ...] = self._tools
+        hooks = self._hooks
+        wrap: Callable[[HookPort], HookPort] = StepHookPort
+        built: list[Pod] = []
+        if claude is not None:
+            if self._toolset is not None:
+                root = self._claude_code.project_dir
+                tools += tuple(StepTool(t) for t in self._toolset_tools(self._toolset, root))
+            registry = HookRegistry()
+            for configured in claude.configured:
+                configured.register(registry)
+            frozen = registry.freeze()
+            hooks = frozen if hooks is None else frozen.then(hooks)
+            hold = None if steps is None else (lambda: steps.replaying)
+            transcript = claude.wrap_hooks(lambda: built[0].history if built else (), hold=hold)
+            if transcript is not None:
+                # Outside the steps: a replayed decision still passes it (and is held).
+                keep_up = transcript
+
+                def recorded_and_written(port: HookPort) -> HookPort:
+                    return keep_up(StepHookPort(port))
+
+                wrap = recorded_and_written
+
+        pod = Pod(
             self._step_client,
-            tools=self._tools,
-            hooks=self._hooks,
+            tools=tools,
+            hooks=hooks,
             permissions=self._permissions,
             settings=self._settings,
             summariser=self._summariser,
             system_prompt=self._system_prompt,
             trace=self._trace,
-            wrap_hooks=StepHookPort,
+            wrap_hooks=wrap,
             telemetry=None if self._telemetry is None else self._telemetry.around_steps(),
         )
+        built.append(pod)
+        return pod
 
     async def start(self, prompt: str, *, run_id: str | None = None) -> str:
         """Start a durable run in this process; return its id (``DBOS`` must be launched).
@@ -283,26 +389,108 @@ class DurableAgent:
     async def _steps(self, prompt: str) -> RunEnd:
         steps = DbosRecordedSteps()  # the run's recorded steps, read once
         token = run_steps().set(steps)
+        claude: ClaudeRun | None = None
         try:
-            pod = self.pod()
-            result = await pod.run(prompt)
+            claude = self._claude_run()
+            recovering = steps.replaying  # recorded steps ahead: another process began it
+            pod = self._pod(claude, steps)
+            if claude is not None:
+                await _session_start(claude, pod, recovering=recovering)
+            result = await _permission_requests(claude, pod, await pod.run(prompt))
             steps.flush()  # the last decisions, before the run waits or ends
             while isinstance(result, Paused):
+                if claude is not None:
+                    await _session_step("Notification", claude.notify_waiting(result))
                 await DBOS.set_event_async(PAUSE_EVENT, result.model_dump(mode="json"))
                 # A waiting run keeps its state as a compressed snapshot, not a live Pod: a
                 # worker may hold many runs that wait for days.
                 saved = zlib.compress(pod.snapshot().to_json().encode())
                 del pod
+                if claude is not None:
+                    await claude.aclose()  # nor a persistent hook's process
                 decision = await _wait_for_decision(result)
-                pod = self.pod()
+                pod = self._pod(claude, steps)
                 pod.restore(PodSnapshot.from_json(zlib.decompress(saved)))
                 del saved
                 await DBOS.set_event_async(PAUSE_EVENT, None)
-                result = await _apply(pod, result, decision)
+                result = await _permission_requests(
+                    claude, pod, await _apply(pod, result, decision)
+                )
+                steps.flush()
+            if claude is not None:
+                ending = claude.run_session_hooks("SessionEnd", {"reason": "other"})
+                await _session_step("SessionEnd", ending)
                 steps.flush()
             return await _publish(result, pod)
         finally:
             run_steps().reset(token)
+            if claude is not None:
+                await claude.aclose()
+
+
+def _report(outcomes: Iterable[SessionHookOutcome]) -> tuple[str, ...]:
+    """Log what the hooks said for the user; return the contexts for the model."""
+    contexts: list[str] = []
+    for outcome in outcomes:
+        if outcome.warning:
+            _log.warning("run %s: %s", DBOS.workflow_id, outcome.warning)
+        if outcome.context:
+            contexts.append(outcome.context)
+    return tuple(contexts)
+
+
+async def _session_step(
+    event_name: str, running: Coroutine[Any, Any, list[SessionHookOutcome]]
+) -> tuple[str, ...]:
+    """Run session hooks as one step of the run: a recovery replays what they gave (the
+    model is told the same) and does not run them again."""
+
+    async def run_once() -> tuple[str, ...]:
+        return _report(await running)
+
+    try:
+        return await step(CLAUDE_STEP_PREFIX + event_name, run_once)
+    finally:
+        running.close()  # replayed: never awaited
+
+
+async def _session_start(claude: ClaudeRun, pod: Pod, *, recovering: bool) -> None:
+    """``SessionStart``: ``startup`` once, as a step (its context reaches the model, the
+    same on every replay); and, in a process recovering the run, ``resume``, not recorded
+    (it runs in each recovery), whose context is not given to the model: a recovered run
+    rebuilds the history it recorded."""
+    starting = claude.run_session_hooks("SessionStart", {"source": "startup"})
+    for context in await _session_step("SessionStart", starting):
+        pod.notify(context)
+    if recovering:
+        dropped = _report(await claude.run_session_hooks("SessionStart", {"source": "resume"}))
+        if dropped:
+            _log.warning(
+                "run %s: the context of SessionStart (resume) hooks is not given to a "
+                "recovered run's model (%d dropped)",
+                DBOS.workflow_id,
+                len(dropped),
+            )
+
+
+async def _permission_requests(claude: ClaudeRun | None, pod: Pod, result: PodResult) -> PodResult:
+    """Claude Code's ``PermissionRequest`` at a pause for approval, as ``pod run`` asks it;
+    the hooks' decisions are a step of the run."""
+    while claude is not None and isinstance(result, Paused) and result.pending_calls:
+        decisions = await step(
+            CLAUDE_STEP_PREFIX + "PermissionRequest", functools.partial(_decide, claude, result)
+        )
+        if not decisions:
+            break
+        result = await pod.resume(dict(decisions))
+    return result
+
+
+async def _decide(claude: ClaudeRun, paused: Paused) -> dict[str, Approve | Skip | Abort]:
+    decisions, notes = await claude.permission_decisions(paused)
+    for note in notes:
+        _log.warning("run %s: %s", DBOS.workflow_id, note)
+    return decisions
 
 
 async def _publish(result: PodResult, pod: Pod) -> RunEnd:

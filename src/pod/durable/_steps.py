@@ -48,6 +48,7 @@ __all__ = [
     "Steps",
     "quiet_while_replaying",
     "run_steps",
+    "step",
     "step_names",
 ]
 
@@ -120,7 +121,7 @@ def run_steps() -> ContextVar[Steps | None]:
     return _RUN_STEPS
 
 
-async def _step(
+async def step(
     name: str, call: Callable[[], Coroutine[Any, Any, T]], *, deferred: bool = False
 ) -> T:
     """Run ``call`` as the next step of the run; outside a run, just run it. No retries: a
@@ -161,7 +162,7 @@ class StepClient:
         async def request_once() -> LlmResponse:
             return await self._client.complete(request)
 
-        return await _step(MODEL_STEP, request_once)
+        return await step(MODEL_STEP, request_once)
 
 
 @final
@@ -199,7 +200,7 @@ class StepTool:
         async def call_once() -> str | _ToolFailure:
             return await self._recorded_call(arguments)
 
-        outcome = await _step(self._step_name, call_once)
+        outcome = await step(self._step_name, call_once)
         if isinstance(outcome, _ToolFailure):
             raise _standin(outcome)
         return outcome
@@ -233,7 +234,7 @@ class StepSummariser:
         async def summarise_once() -> SummaryText:
             return await self._summariser.summarise(items)
 
-        return await _step(SUMMARY_STEP, summarise_once)
+        return await step(SUMMARY_STEP, summarise_once)
 
 
 @final
@@ -270,7 +271,7 @@ class StepHookPort:
             except HookFailedError as exc:
                 return _HookFailure(exc.event, exc.hook, exc.problem)
 
-        outcome = await _step(HOOK_STEP_PREFIX + point.name, recorded, deferred=True)
+        outcome = await step(HOOK_STEP_PREFIX + point.name, recorded, deferred=True)
         if isinstance(outcome, _HookFailure):
             raise HookFailedError(event=outcome.event, hook=outcome.hook, problem=outcome.problem)
         return outcome
