@@ -63,13 +63,17 @@ async def test_a_paused_run_resumes_from_json_in_a_fresh_worker() -> None:
     second = Worker(ScriptedClient(SCRIPT[1:]), tools=[echo], hooks=approval_hooks().freeze())
     second.restore(WorkerSnapshot.from_json(saved))
     assert second.status == "paused"
-    result = await second.resume({"a": Continue(), "b": Skip(reason="no")})
+    # The digest shown before the save approves the restored run: it is the same run.
+    assert second.run_id == first.run_id
+    approve_a = paused.pending_calls[0].approve()
+    result = await second.resume({"a": approve_a, "b": Skip(reason="no")})
     assert result == Finished(text="done", turn=0)
 
     # The same decisions without the interruption give the same history.
     uninterrupted = fresh_worker()
-    await uninterrupted.run("go")
-    await uninterrupted.resume({"a": Continue(), "b": Skip(reason="no")})
+    shown = await uninterrupted.run("go")
+    assert isinstance(shown, Paused)
+    await uninterrupted.resume({"a": shown.pending_calls[0].approve(), "b": Skip(reason="no")})
     assert ITEMS_ADAPTER.dump_json(list(second.history)) == ITEMS_ADAPTER.dump_json(
         list(uninterrupted.history)
     )
