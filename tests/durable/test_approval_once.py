@@ -31,10 +31,16 @@ ANSWERED = (
 )
 
 
-def _pause_and_approve(scene: Scene) -> str:
-    """Pause run-a at its approval step, approve it with ``pod approve``; return the digest."""
+def _paused(scene: Scene) -> Scene:
+    """``scene``, with run-a paused at its approval step (and its process ended)."""
     paused = scene.run(["-m", "tests.durable.app", "until-paused", "approval", "a", "run-a"])
     assert paused.returncode == 0, paused.stderr
+    return scene
+
+
+def _pause_and_approve(scene: Scene) -> str:
+    """Pause run-a at its approval step, approve it with ``pod approve``; return the digest."""
+    _paused(scene)
     with DurableRuns(scene.database) as runs:
         shown = runs.get("run-a").paused
     assert shown is not None
@@ -100,9 +106,7 @@ def test_a_crash_after_the_approval_is_taken_never_runs_the_call_twice(
 def test_two_approvers_at_once_one_decision_is_taken_the_other_refused(
     database: str, request: pytest.FixtureRequest
 ) -> None:
-    scene: Scene = request.getfixturevalue(f"{database}_scene")
-    paused = scene.run(["-m", "tests.durable.app", "until-paused", "approval", "a", "run-a"])
-    assert paused.returncode == 0, paused.stderr
+    scene = _paused(request.getfixturevalue(f"{database}_scene"))
 
     # Two processes at once: one approves the call, the other skips it.
     approvers = [
@@ -136,9 +140,7 @@ def test_two_approvers_at_once_one_decision_is_taken_the_other_refused(
 def test_of_many_simultaneous_decisions_for_one_pause_one_is_sent(
     database: str, request: pytest.FixtureRequest
 ) -> None:
-    scene: Scene = request.getfixturevalue(f"{database}_scene")
-    paused = scene.run(["-m", "tests.durable.app", "until-paused", "approval", "a", "run-a"])
-    assert paused.returncode == 0, paused.stderr
+    scene = _paused(request.getfixturevalue(f"{database}_scene"))
     approvers = 6
     clients = [DurableRuns(scene.database) for _ in range(approvers)]
     ready = threading.Barrier(approvers)
