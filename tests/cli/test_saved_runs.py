@@ -372,3 +372,30 @@ def test_an_approval_is_bound_to_the_digest_of_the_call_that_was_shown(
     ]
     again = pod_command("resume", str(path), "--approve=call_paris", "--api-key=k", cwd=tmp_path)
     assert again.returncode == 2, again.stderr  # consumed: the saved run is not paused any more
+
+
+def test_a_pause_saved_before_calls_had_digests_is_approved_as_the_file_shows_it(
+    server: ReplayServer, project: Path, tmp_path: Path
+) -> None:
+    queue_weather_session(server)
+    paused = pod_command("run", PROMPT, *run_arguments(server, project), cwd=tmp_path)
+    assert paused.returncode == 5, paused.stderr
+    path = tmp_path / saved_path(paused.stderr)
+    document = json.loads(path.read_text())
+    for call in document["paused"]["pending_calls"]:
+        del call["digest"]  # as an earlier version wrote it
+    path.write_text(json.dumps(document))
+
+    approved = pod_command(
+        "resume",
+        str(path),
+        "--approve=call_paris",
+        "--skip=call_tokyo",
+        "--api-key=k",
+        cwd=tmp_path,
+    )
+
+    assert approved.returncode == 0, approved.stderr
+    results = {i["call_id"]: i for i in history_of(path) if i["kind"] == "tool_result"}
+    assert not results["call_paris"]["is_error"]
+    assert results["call_tokyo"]["content"] == "tool call skipped: skipped by the user"

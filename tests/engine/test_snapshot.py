@@ -9,6 +9,7 @@ import pytest
 from llm_worker import (
     ITEMS_ADAPTER,
     SNAPSHOT_VERSION,
+    Approve,
     Continue,
     Finished,
     Pause,
@@ -19,6 +20,7 @@ from llm_worker import (
     Skip,
     SnapshotError,
     ToolCallSummary,
+    UsageError,
     Worker,
     WorkerSnapshot,
     WorkerStateError,
@@ -124,3 +126,28 @@ async def test_a_running_worker_cannot_be_saved() -> None:
     worker._state.status = "running"  # as seen from inside a hook's task
     with pytest.raises(WorkerStateError, match="cannot snapshot a running Worker"):
         worker.snapshot()
+
+
+async def test_a_snapshot_saved_before_runs_had_ids_resumes_with_its_own_digests() -> None:
+    first = fresh_worker()
+    assert isinstance(await first.run("go"), Paused)
+    document = json.loads(first.snapshot().to_json())
+    del document["run_id"]  # as an earlier version wrote it
+    legacy = WorkerSnapshot.from_json(json.dumps(document))
+    assert legacy.run_id == ""
+
+    # Even a Worker given a run id takes the snapshot's (none): its digests are the snapshot's.
+    second = Worker(
+        ScriptedClient(SCRIPT[1:]), tools=[echo], hooks=approval_hooks().freeze(), run_id="r-2"
+    )
+    second.restore(legacy)
+    assert second.run_id == ""
+    digests = legacy.pending_digests()
+    result = await second.resume({"a": Approve(digest=digests["a"]), "b": Skip(reason="no")})
+    assert result == Finished(text="done", turn=0)
+
+
+def test_a_run_id_is_not_empty() -> None:
+    with pytest.raises(UsageError, match=r"run_id must not be empty \(give None for a fresh one\)"):
+        Worker(ScriptedClient([]), run_id="")
+    assert Worker(ScriptedClient([])).run_id != Worker(ScriptedClient([])).run_id
