@@ -265,26 +265,29 @@ class DurableRuns:
                 pending call's, with both digests (nothing is sent; the run checks again).
         """
         info = self.get(run_id)
-        if info.paused is None:
-            raise PodUsageError(f"run {run_id} is not paused (it is {info.status})")
-        unknown = decision.named() - set(info.pending_calls)
+        # One read of the pause: the checks and the key are of the same pause.
+        pause = None if info.paused is None else self._pause(run_id)
+        paused = pause.paused if isinstance(pause, PauseRecord) else pause
+        if paused is None:
+            status = "running" if info.paused is not None else info.status
+            raise PodUsageError(f"run {run_id} is not paused (it is {status})")
+        pending = [call.call_id for call in paused.pending_calls]
+        unknown = decision.named() - set(pending)
         if unknown:
-            pending = ", ".join(info.pending_calls) or "none"
             raise PodUsageError(
                 f"run {run_id} has no pending call {', '.join(sorted(unknown))} "
-                f"(pending: {pending})"
+                f"(pending: {', '.join(pending) or 'none'})"
             )
-        current = {call.call_id: call.digest for call in info.paused.pending_calls}
+        current = {call.call_id: call.digest for call in paused.pending_calls}
         for call_id, shown in sorted(decision.digests.items()):
             if shown != current[call_id]:
                 raise ApprovalMismatchError(call_id=call_id, shown=shown, current=current[call_id])
-        pause = self._pause(run_id)
         message = decision.model_dump(mode="json")
-        if not isinstance(pause, PauseRecord):  # paused by an earlier version: no number
-            self._client.send(run_id, message, DECISION_TOPIC)
-        else:
+        if isinstance(pause, PauseRecord):
             self._send_once(run_id, message, f"{DECISION_TOPIC}/{pause.number}")
-        return info.paused
+        else:  # paused by an earlier version: no number to name it by
+            self._client.send(run_id, message, DECISION_TOPIC)
+        return paused
 
     def _send_once(self, run_id: str, message: object, key: str) -> None:
         """Send ``message`` as the one decision of the pause ``key`` names, or refuse it:
