@@ -156,7 +156,9 @@ class Approve(BaseModel, frozen=True, extra="forbid"):
 
     ``digest`` is ``PendingCall.digest`` as it stood when the approver saw the call: the
     Worker refuses it (``ApprovalMismatchError``, with both digests, nothing changed) if
-    the call's identity (turn, id, tool, canonical arguments) has changed since.
+    the call's identity (run, turn, id, tool, canonical arguments) has changed since.
+    It is the only decision that approves a paused call: ``Continue`` on ``resume`` is
+    refused.
     """
 
     decision: Literal["approve"] = "approve"

@@ -1,10 +1,11 @@
 """The identity digest of a pending tool call: what an approver was shown, as one string.
 
-``call_digest`` hashes (turn, call id, tool, canonical arguments) with SHA-256 over their
+``call_digest`` hashes (run id, turn, call id, tool, canonical arguments) with SHA-256 over their
 RFC 8785 (JCS) canonical JSON, written ``jcs-sha256:<hex>``: AGENT-HOOKS-0.1's default
 identity provider (§10.1) uses the same form. Arguments are canonicalised from their
 parse, so two spellings of one object (key order, spacing) have one digest, and any change
-of value has another. Arguments that do not parse are hashed as their text.
+of value has another. Arguments that do not parse are hashed as their text. The run id
+(``Worker.run_id``) makes an approval of one run no approval of the same call in another.
 """
 
 from __future__ import annotations
@@ -63,10 +64,11 @@ def _number(value: float) -> str:
     return f"{mantissa.removesuffix('.0')}e{sign}{exponent.lstrip('+-').lstrip('0')}"
 
 
-def call_digest(*, turn: int, call_id: str, tool_name: str, arguments: str) -> str:
-    """The ``jcs-sha256:`` digest of a tool call as an approver sees it."""
+def call_digest(*, run_id: str, turn: int, call_id: str, tool_name: str, arguments: str) -> str:
+    """The ``jcs-sha256:`` digest of a tool call of run ``run_id`` as an approver sees it."""
     parsed = parse_arguments(arguments)
     identity: JsonValue = {
+        "run": run_id,
         "turn": turn,
         "call_id": call_id,
         "tool": tool_name,

@@ -10,6 +10,8 @@ from typing import Literal, TypeAlias, final
 
 from pydantic import BaseModel
 
+from ._decisions import Approve
+
 __all__ = [
     "Aborted",
     "Finished",
@@ -41,9 +43,13 @@ class PendingCall(BaseModel, frozen=True, extra="forbid"):
     arguments: str
     """The arguments as they stand now: after any interceptor's or hook's rewrite."""
     digest: str = ""
-    """``jcs-sha256:`` digest of (turn, call id, tool, canonical arguments): an ``Approve``
-    on ``resume`` must name it, so an approval is for exactly what was shown (``""`` in a
-    result saved before digests existed)."""
+    """``jcs-sha256:`` digest of (run id, turn, call id, tool, canonical arguments): an
+    ``Approve`` on ``resume`` must name it, so an approval is for exactly what was shown
+    (``""`` in a result saved before digests existed)."""
+
+    def approve(self) -> Approve:
+        """The approval of this call as shown: ``Approve`` naming its digest."""
+        return Approve(digest=self.digest)
 
 
 @final

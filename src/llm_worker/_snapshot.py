@@ -44,6 +44,9 @@ class WorkerSnapshot(BaseModel, frozen=True, extra="forbid"):
     version: int = SNAPSHOT_VERSION
     history: list[Item]
     state: RunState
+    run_id: str = ""
+    """The run's identity (``Worker.run_id``), part of every pending call's digest; ``""`` in
+    a snapshot saved before runs had one."""
 
     @model_validator(mode="before")
     @classmethod
@@ -64,6 +67,7 @@ class WorkerSnapshot(BaseModel, frozen=True, extra="forbid"):
         batch = self.state.batch
         return {
             c.call.call_id: call_digest(
+                run_id=self.run_id,
                 turn=self.state.turn,
                 call_id=c.call.call_id,
                 tool_name=c.call.name,

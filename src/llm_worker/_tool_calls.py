@@ -46,9 +46,9 @@ from .interceptor import Interceptor, ToolCallInfo, ToolMeta, ToolResultInfo
 
 __all__ = ["CallResolution", "PauseAt", "Stop", "ToolCalls"]
 
-CallResolution: TypeAlias = Continue | Approve | Skip | Abort
+CallResolution: TypeAlias = Approve | Skip | Abort
 """A caller's decision for a pending tool call on ``resume``: approve (``Approve`` names the
-digest the approver was shown; ``Continue`` approves without one), skip or abort."""
+digest the approver was shown: there is no approval without one), skip or abort."""
 
 
 @final

@@ -21,13 +21,14 @@ and those steps share one run state. What stands apart lives apart: the tool-cal
 from __future__ import annotations
 
 import copy
+import uuid
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final, assert_never, final
 
 from ._arguments import parse_arguments
 from ._client import LlmClient, LlmRequest, LlmResponse, Usage
-from ._decisions import CONTINUE, Abort, Approve, Continue, Feedback, Pause
+from ._decisions import CONTINUE, Abort, Approve, Continue, Feedback, Pause, Skip
 from ._digest import call_digest
 from ._errors import (
     ApprovalMismatchError,
@@ -109,6 +110,9 @@ class Worker(Privileged):
         max_requests_per_turn: model requests allowed in one turn before ``LimitReached``.
         tool_timeout: seconds a tool may run before it gets an error result; ``None``: no limit.
         history: items to start from (e.g. a restored conversation).
+        run_id: the run's identity, part of every pending call's digest, so an approval of
+            one run approves nothing in another; default a fresh ``run-<hex>``. ``restore``
+            takes the snapshot's.
     """
 
     def __init__(
@@ -122,7 +126,12 @@ class Worker(Privileged):
         max_requests_per_turn: int = 50,
         tool_timeout: float | None = None,
         history: Iterable[Item] = (),
+        run_id: str | None = None,
     ) -> None:
+        if run_id is not None and not run_id:
+            raise UsageError("run_id must not be empty (give None for a fresh one)")
+        self._run_id: str = run_id if run_id is not None else f"run-{uuid.uuid4().hex}"
+        self._run_id_given = run_id is not None
         self._client = client
         # Held (and handed out) marked privileged, whatever class the caller's tools are of.
         self._tools: dict[str, PrivilegedTool] = {}
@@ -189,6 +198,11 @@ class Worker(Privileged):
         return tuple(self._history)
 
     @property
+    def run_id(self) -> str:
+        """The run's identity: what makes a pending call's digest this run's alone."""
+        return self._run_id
+
+    @property
     def status(self) -> WorkerStatus:
         """Whether the Worker is idle, running, paused or yielded."""
         return self._state.status
@@ -226,22 +240,32 @@ class Worker(Privileged):
         """
         if self._state.status == "running":
             raise WorkerStateError("cannot snapshot a running Worker")
-        return WorkerSnapshot(history=list(self._history), state=copy.deepcopy(self._state))
+        return WorkerSnapshot(
+            history=list(self._history), state=copy.deepcopy(self._state), run_id=self._run_id
+        )
 
     def restore(self, snapshot: WorkerSnapshot) -> None:
         """Take over a saved run; ``resume()`` then continues it exactly where it stopped.
 
         The Worker must be configured as the one that saved it (tools, interceptors, hooks).
+        It takes the snapshot's run id (so a digest shown before the save still approves);
+        a Worker built with another ``run_id`` refuses it.
 
         Raises:
             WorkerStateError: a run is in progress.
-            SnapshotError: the snapshot is inconsistent (nothing is changed).
+            SnapshotError: the snapshot is inconsistent, or of another run than the
+                ``run_id`` this Worker was built with (nothing is changed).
         """
         if self._state.status == "running":
             raise WorkerStateError("cannot restore into a running Worker")
         if snapshot.version != SNAPSHOT_VERSION:
             raise SnapshotError(f"snapshot version {snapshot.version} is not supported")
         snapshot.check()
+        if self._run_id_given and snapshot.run_id and snapshot.run_id != self._run_id:
+            raise SnapshotError(
+                f"the snapshot is of run {snapshot.run_id!r}, this Worker is run {self._run_id!r}"
+            )
+        self._run_id = snapshot.run_id
         self._history = History(snapshot.history)
         self._request = self._request_for(self._history)
         self._state = copy.deepcopy(snapshot.state)
@@ -271,14 +295,19 @@ class Worker(Privileged):
                 the hooks' decision for that call (the interceptors still run first). A pending
                 call without one is put to the hooks again. ``Approve(digest=...)`` approves a
                 call only if the digest is the pending call's (``PendingCall.digest``); with
-                ``arguments``, the call runs with those instead.
+                ``arguments``, the call runs with those instead (the approver's own, bound
+                to the digest of the call it was shown). ``Skip`` and ``Abort`` need none.
+                Nothing else decides a pending call; a decision that is refused changes
+                nothing.
 
         Raises:
             WorkerStateError: the Worker is not paused or yielded, or a decision names a call
                 that is not pending (e.g. an approval replayed after the call was decided,
                 or after a cancelled run closed it).
             ApprovalMismatchError: an ``Approve`` names another digest than the call's.
-            UsageError: an ``Approve``'s ``arguments`` are not a JSON object.
+            UsageError: a decision is not ``Approve``, ``Skip`` or ``Abort`` (a ``Continue``
+                approves nothing: approve with ``Approve(digest=pending.digest)``), or an
+                ``Approve``'s ``arguments`` are not a JSON object.
         """
         state = self._state
         if state.status not in ("paused", "yielded"):
@@ -291,20 +320,38 @@ class Worker(Privileged):
             raise WorkerStateError(f"no pending tool call with id {', '.join(unknown)}")
         for call_state in undecided:
             resolution = resolutions.get(call_state.call.call_id)
-            if isinstance(resolution, Approve):
-                current = self._digest(call_state.call)
-                if resolution.digest != current:
-                    raise ApprovalMismatchError(
-                        call_id=call_state.call.call_id, shown=resolution.digest, current=current
-                    )
-                rewritten = resolution.arguments
-                if rewritten is not None and parse_arguments(rewritten) is None:
-                    raise UsageError(
-                        f"the approval of call {call_state.call.call_id} rewrites its "
-                        "arguments to text that is not a JSON object"
-                    )
+            if resolution is not None:
+                self._check_resolution(call_state.call, resolution)
         state.status = "running"
         return await self._guarded(self._advance(resolutions))
+
+    def _check_resolution(self, call: ToolCall, resolution: object) -> None:
+        """Refuse a decision that approves ``call`` without its digest, or with another."""
+        if isinstance(resolution, Skip | Abort):
+            return
+        if isinstance(resolution, Approve):
+            current = self._digest(call)
+            if resolution.digest != current:
+                raise ApprovalMismatchError(
+                    call_id=call.call_id, shown=resolution.digest, current=current
+                )
+            rewritten = resolution.arguments
+            if rewritten is not None and parse_arguments(rewritten) is None:
+                raise UsageError(
+                    f"the approval of call {call.call_id} rewrites its arguments to text "
+                    "that is not a JSON object"
+                )
+        elif isinstance(resolution, Continue):  # callers need not be type-checked
+            raise UsageError(
+                f"Continue does not approve pending call {call.call_id!r} ({call.name}): "
+                "approve it with Approve(digest=pending.digest), the digest of the "
+                "PendingCall the approver was shown"
+            )
+        else:
+            raise UsageError(
+                f"{type(resolution).__name__} is not a decision for pending call "
+                f"{call.call_id!r} ({call.name}): give Approve(digest=...), Skip or Abort"
+            )
 
     async def abort(self, reason: str, *, error: Exception | None = None) -> Aborted:
         """End a paused or yielded run as ``Aborted``, as a hook's ``Abort`` would.
@@ -604,6 +651,7 @@ class Worker(Privileged):
 
     def _digest(self, call: ToolCall) -> str:
         return call_digest(
+            run_id=self._run_id,
             turn=self._state.turn,
             call_id=call.call_id,
             tool_name=call.name,

@@ -8,7 +8,7 @@ import io
 import pytest
 from rich.console import Console
 
-from llm_worker import Abort, Approve, Continue, Paused, PendingCall, Skip
+from llm_worker import Abort, Approve, Paused, PendingCall, Skip
 from pod.cli._decisions import (
     Answer,
     add_decision_arguments,
@@ -21,8 +21,10 @@ PAUSED = Paused(
     reason="needs a human",
     turn=0,
     pending_calls=(
-        PendingCall(call_id="c1", tool_name="shell", arguments='{"command": "ls"}'),
-        PendingCall(call_id="c2", tool_name="shell", arguments="not json"),
+        PendingCall(
+            call_id="c1", tool_name="shell", arguments='{"command": "ls"}', digest="jcs-sha256:c1"
+        ),
+        PendingCall(call_id="c2", tool_name="shell", arguments="not json", digest="jcs-sha256:c2"),
     ),
 )
 AT_TURN_END = Paused(point="turn_end", reason="review the answer", turn=0)
@@ -36,7 +38,8 @@ def parse(*argv: str) -> argparse.Namespace:
 
 def test_options_become_decisions() -> None:
     answer = decisions_from_arguments(parse("--approve=c1", "--skip", "c2=not now"), PAUSED)
-    assert answer == Answer({"c1": Continue(), "c2": Skip(reason="not now")})
+    # An approval echoes the digest of the call as shown.
+    assert answer == Answer({"c1": Approve(digest="jcs-sha256:c1"), "c2": Skip(reason="not now")})
     assert decisions_from_arguments(parse("--skip=c2"), PAUSED) == Answer(
         {"c2": Skip(reason="skipped by the user")}
     )
@@ -65,7 +68,7 @@ def scripted(paused: Paused, *answers: str) -> tuple[Answer, str]:
 
 def test_the_prompt_asks_per_call_and_stops_at_abort() -> None:
     answer, shown = scripted(PAUSED, "skip", "too risky", "approve")
-    assert answer == Answer({"c1": Skip(reason="too risky"), "c2": Continue()})
+    assert answer == Answer({"c1": Skip(reason="too risky"), "c2": Approve(digest="jcs-sha256:c2")})
     assert shown.splitlines()[0] == "paused at pre_tool_call by my_hooks.ask: needs a human"
     assert '"command": "ls"' in shown
     assert "not json" in shown  # arguments that are not JSON are shown as written

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from llm_worker import call_digest
 from pod import PodSnapshot
 from tests.cli.conftest import (
     FINAL_TEXT,
@@ -305,6 +306,27 @@ def test_an_approval_is_bound_to_the_digest_of_the_call_that_was_shown(
     assert all(digest.startswith("jcs-sha256:") for digest in digests.values())
     path = tmp_path / saved_path(paused.stderr)
     saved_text = path.read_text()
+    # The digests name the saved run: its snapshot is of the run the file names.
+    document = json.loads(saved_text)
+    assert document["pod"]["worker"]["run_id"] == document["run_id"]
+    assert digests["call_paris"] == call_digest(
+        run_id=document["run_id"],
+        turn=0,
+        call_id="call_paris",
+        tool_name=result["pending_calls"][0]["tool_name"],
+        arguments=result["pending_calls"][0]["arguments"],
+    )
+    # A snapshot of another run in the file: refused before anything is taken.
+    document["pod"]["worker"]["run_id"] = "another-run"
+    path.write_text(json.dumps(document))
+    other_run = pod_command(
+        "resume", str(path), "--approve=call_paris", "--api-key=k", cwd=tmp_path
+    )
+    assert other_run.returncode == 2, other_run.stderr
+    assert (
+        f"the snapshot is of run 'another-run', this Worker is run '{document['run_id']}'"
+    ) in other_run.stderr
+    path.write_text(saved_text)
 
     # A digest that is not the pending call's: refused with both, before anything is taken.
     wrong = "jcs-sha256:" + "0" * 64
@@ -350,3 +372,30 @@ def test_an_approval_is_bound_to_the_digest_of_the_call_that_was_shown(
     ]
     again = pod_command("resume", str(path), "--approve=call_paris", "--api-key=k", cwd=tmp_path)
     assert again.returncode == 2, again.stderr  # consumed: the saved run is not paused any more
+
+
+def test_a_pause_saved_before_calls_had_digests_is_approved_as_the_file_shows_it(
+    server: ReplayServer, project: Path, tmp_path: Path
+) -> None:
+    queue_weather_session(server)
+    paused = pod_command("run", PROMPT, *run_arguments(server, project), cwd=tmp_path)
+    assert paused.returncode == 5, paused.stderr
+    path = tmp_path / saved_path(paused.stderr)
+    document = json.loads(path.read_text())
+    for call in document["paused"]["pending_calls"]:
+        del call["digest"]  # as an earlier version wrote it
+    path.write_text(json.dumps(document))
+
+    approved = pod_command(
+        "resume",
+        str(path),
+        "--approve=call_paris",
+        "--skip=call_tokyo",
+        "--api-key=k",
+        cwd=tmp_path,
+    )
+
+    assert approved.returncode == 0, approved.stderr
+    results = {i["call_id"]: i for i in history_of(path) if i["kind"] == "tool_result"}
+    assert not results["call_paris"]["is_error"]
+    assert results["call_tokyo"]["content"] == "tool call skipped: skipped by the user"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from dbos import DBOSClient
 
-from llm_worker import Aborted, ApprovalMismatchError, Continue, Finished, Paused, ToolResult
+from llm_worker import Aborted, ApprovalMismatchError, Finished, Paused, ToolResult
 from llm_worker.testing import assert_well_formed
 from pod import Pod
 from pod.durable import DurableRuns, RunDecision, RunOutcome
@@ -34,14 +34,12 @@ def _pod(scene: Scene, *arguments: str) -> tuple[int, str, str]:
     return done.returncode, done.stdout, done.stderr
 
 
-async def _reference(
-    folder: Path, monkeypatch: pytest.MonkeyPatch, decision: Continue | None
-) -> Pod:
+async def _reference(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Pod:
     monkeypatch.setenv("POD_TEST_COUNTS", str(folder))
     pod = Pod(**app.parts(approval=True))
     paused = await pod.run("a")
     assert isinstance(paused, Paused)
-    assert isinstance(await pod.resume({PAUSED_CALL: decision or Continue()}), Finished)
+    assert isinstance(await pod.resume({PAUSED_CALL: paused.pending_calls[0].approve()}), Finished)
     return pod
 
 
@@ -79,7 +77,7 @@ async def test_approval_across_three_processes(
     assert isinstance(outcome.result, Finished)
     assert_well_formed(outcome.history)
     assert counts(sqlite_scene.events(), "end ") == {f"a:{n}": 1 for n in range(app.STEPS)}
-    reference = await _reference(reference_folder, monkeypatch, None)
+    reference = await _reference(reference_folder, monkeypatch)
     assert outcome.history == reference.history
     code, out, err = _pod(sqlite_scene, "runs", "show", "run-a", "--json")
     assert code == 0, err
@@ -220,8 +218,15 @@ async def test_an_approval_names_the_digest_it_was_shown_and_is_consumed_once(
         client.destroy()
     code, out, err = _pod(sqlite_scene, "approve", "run-a", f"--approve={PAUSED_CALL}={digest}")
     assert (code, err) == (0, ""), err
-    code, out, err = _pod(sqlite_scene, "approve", "run-a", f"--approve={PAUSED_CALL}")
-    assert (code, err) == (0, ""), err  # a second approval of the same pause, also sent
+    # A second decision for the same pause is refused, and nothing is sent: one decision per
+    # pause (the skip would have contradicted the approval).
+    for second in ([f"--approve={PAUSED_CALL}"], [f"--skip={PAUSED_CALL}=changed my mind"]):
+        code, out, err = _pod(sqlite_scene, "approve", "run-a", *second)
+        assert (code, out) == (2, ""), second
+        assert err == (
+            "error: run run-a: this pause was already answered by another decision (the run "
+            "takes the first); nothing sent\n"
+        )
 
     recovered = sqlite_scene.run(["-m", "tests.durable.app", "recover", "run-a"])
     assert recovered.returncode == 0, recovered.stderr
@@ -232,5 +237,5 @@ async def test_an_approval_names_the_digest_it_was_shown_and_is_consumed_once(
     outcome = RunOutcome.model_validate_json(recovered.stdout)
     assert isinstance(outcome.result, Finished)
     assert_well_formed(outcome.history)
-    # The approved call ran once; the second approval changed nothing.
+    # The approved call ran once.
     assert counts(sqlite_scene.events(), "end ") == {f"a:{n}": 1 for n in range(app.STEPS)}

@@ -263,7 +263,9 @@ def test_a_paused_run_of_a_dead_worker_waits_in_the_worker_that_took_it_over(
                 runs.get("run-a").executor == survivor_name and runs.get("run-a").status == "paused"
             ),
         )
-        runs.approve("run-a", RunDecision(approve=(f"a-{app.APPROVAL_STEP}",)))
+        paused = runs.get("run-a").paused
+        assert paused is not None
+        runs.approve("run-a", RunDecision.approving(*paused.pending_calls))
         (outcome,) = _results(runs, ["run-a"])
 
     assert f"took over worker {holder}" in scene.output(survivor)

@@ -112,7 +112,11 @@ async def test_pause_returns_paused_and_resume_with_a_decision_continues_exactly
                 tool_name="echo",
                 arguments='{"text": "a"}',
                 digest=call_digest(
-                    turn=0, call_id="a", tool_name="echo", arguments='{"text": "a"}'
+                    run_id=worker.run_id,
+                    turn=0,
+                    call_id="a",
+                    tool_name="echo",
+                    arguments='{"text": "a"}',
                 ),
             ),
             PendingCall(
@@ -120,7 +124,11 @@ async def test_pause_returns_paused_and_resume_with_a_decision_continues_exactly
                 tool_name="echo",
                 arguments='{"text": "b"}',
                 digest=call_digest(
-                    turn=0, call_id="b", tool_name="echo", arguments='{"text": "b"}'
+                    run_id=worker.run_id,
+                    turn=0,
+                    call_id="b",
+                    tool_name="echo",
+                    arguments='{"text": "b"}',
                 ),
             ),
         ),
@@ -135,9 +143,10 @@ async def test_pause_returns_paused_and_resume_with_a_decision_continues_exactly
     assert worker.history == history_at_pause
 
     with pytest.raises(WorkerStateError, match="no pending tool call with id zzz"):
-        await worker.resume({"zzz": Continue()})
+        await worker.resume({"zzz": Skip(reason="no such call")})
 
-    done = await worker.resume({"a": Continue(), "b": Skip(reason="human said no")})
+    approve_a = paused.pending_calls[0].approve()
+    done = await worker.resume({"a": approve_a, "b": Skip(reason="human said no")})
     assert done == Finished(text="done", turn=0)
     assert asked == ["a", "a"]  # decided calls are not put to the hooks again
     by_id = results(worker)

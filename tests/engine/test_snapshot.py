@@ -9,6 +9,7 @@ import pytest
 from llm_worker import (
     ITEMS_ADAPTER,
     SNAPSHOT_VERSION,
+    Approve,
     Continue,
     Finished,
     Pause,
@@ -19,6 +20,7 @@ from llm_worker import (
     Skip,
     SnapshotError,
     ToolCallSummary,
+    UsageError,
     Worker,
     WorkerSnapshot,
     WorkerStateError,
@@ -63,13 +65,17 @@ async def test_a_paused_run_resumes_from_json_in_a_fresh_worker() -> None:
     second = Worker(ScriptedClient(SCRIPT[1:]), tools=[echo], hooks=approval_hooks().freeze())
     second.restore(WorkerSnapshot.from_json(saved))
     assert second.status == "paused"
-    result = await second.resume({"a": Continue(), "b": Skip(reason="no")})
+    # The digest shown before the save approves the restored run: it is the same run.
+    assert second.run_id == first.run_id
+    approve_a = paused.pending_calls[0].approve()
+    result = await second.resume({"a": approve_a, "b": Skip(reason="no")})
     assert result == Finished(text="done", turn=0)
 
     # The same decisions without the interruption give the same history.
     uninterrupted = fresh_worker()
-    await uninterrupted.run("go")
-    await uninterrupted.resume({"a": Continue(), "b": Skip(reason="no")})
+    shown = await uninterrupted.run("go")
+    assert isinstance(shown, Paused)
+    await uninterrupted.resume({"a": shown.pending_calls[0].approve(), "b": Skip(reason="no")})
     assert ITEMS_ADAPTER.dump_json(list(second.history)) == ITEMS_ADAPTER.dump_json(
         list(uninterrupted.history)
     )
@@ -120,3 +126,28 @@ async def test_a_running_worker_cannot_be_saved() -> None:
     worker._state.status = "running"  # as seen from inside a hook's task
     with pytest.raises(WorkerStateError, match="cannot snapshot a running Worker"):
         worker.snapshot()
+
+
+async def test_a_snapshot_saved_before_runs_had_ids_resumes_with_its_own_digests() -> None:
+    first = fresh_worker()
+    assert isinstance(await first.run("go"), Paused)
+    document = json.loads(first.snapshot().to_json())
+    del document["run_id"]  # as an earlier version wrote it
+    legacy = WorkerSnapshot.from_json(json.dumps(document))
+    assert legacy.run_id == ""
+
+    # Even a Worker given a run id takes the snapshot's (none): its digests are the snapshot's.
+    second = Worker(
+        ScriptedClient(SCRIPT[1:]), tools=[echo], hooks=approval_hooks().freeze(), run_id="r-2"
+    )
+    second.restore(legacy)
+    assert second.run_id == ""
+    digests = legacy.pending_digests()
+    result = await second.resume({"a": Approve(digest=digests["a"]), "b": Skip(reason="no")})
+    assert result == Finished(text="done", turn=0)
+
+
+def test_a_run_id_is_not_empty() -> None:
+    with pytest.raises(UsageError, match=r"run_id must not be empty \(give None for a fresh one\)"):
+        Worker(ScriptedClient([]), run_id="")
+    assert Worker(ScriptedClient([])).run_id != Worker(ScriptedClient([])).run_id

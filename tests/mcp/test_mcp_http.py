@@ -147,7 +147,7 @@ async def test_rules_and_approval_govern_http_tools_as_any_other(tmp_path: Path)
             assert isinstance(paused, Paused)
             assert [p.call_id for p in paused.pending_calls] == ["e", "a", "h"]
             assert calls_received(log) == []  # nothing runs while a call waits for a human
-            approved = {"e": Continue(), "a": Continue(), "h": Continue()}
+            approved = {p.call_id: p.approve() for p in paused.pending_calls}
             assert isinstance(await pod.resume(approved), Finished)
     got = results(pod)
     assert got["s"].is_error

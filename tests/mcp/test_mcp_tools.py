@@ -159,7 +159,7 @@ async def test_an_mcp_call_paused_for_approval_runs_once_when_approved(call_log:
         assert isinstance(paused, Paused)
         assert [p.call_id for p in paused.pending_calls] == ["e"]
         assert calls_received(call_log) == []
-        assert isinstance(await pod.resume({"e": Continue()}), Finished)
+        assert isinstance(await pod.resume({"e": paused.pending_calls[0].approve()}), Finished)
         assert results(pod)["e"].content == "hi"
         assert calls_received(call_log) == ["echo"]
         assert seen == ["post mcp__tools__echo error=False"]

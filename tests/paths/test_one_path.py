@@ -170,7 +170,7 @@ async def run_in_a_pod(
         snapshot = PodSnapshot.from_json(pod.snapshot().to_json())
         pod = build()
         pod.restore(snapshot)
-    assert isinstance(await pod.resume({"echo": Continue()}), Finished)
+    assert isinstance(await pod.resume({"echo": paused.pending_calls[0].approve()}), Finished)
     return pod.history
 
 
@@ -197,9 +197,12 @@ async def run_durably(
             # The pause is written by the workflow, in this loop: poll for it.
             while (await asyncio.to_thread(runs.get, run_id)).status != "paused":  # noqa: ASYNC110
                 await asyncio.sleep(0.05)
-            assert runs.get(run_id).pending_calls == ("echo",)
+            shown = runs.get(run_id).paused
+            assert shown is not None
+            assert [c.call_id for c in shown.pending_calls] == ["echo"]
             assert src.received() == []  # nothing ran while a person decides
-            await asyncio.to_thread(runs.approve, run_id, RunDecision(approve=("echo",)))
+            decision = RunDecision.approving(*shown.pending_calls)
+            await asyncio.to_thread(runs.approve, run_id, decision)
             outcome = await asyncio.to_thread(runs.result, run_id)
         steps = await asyncio.to_thread(recorded_steps, database, run_id)
     finally:

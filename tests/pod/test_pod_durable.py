@@ -80,13 +80,15 @@ async def test_a_paused_pod_resumes_from_json_in_a_fresh_pod() -> None:
     second.restore(PodSnapshot.from_json(saved))
     assert second.status == "paused"
     assert second.pending_notifications == 1
-    result = await second.resume({"deploy": Continue()})
+    # The digest shown before the save still approves: the restored Pod is the same run.
+    result = await second.resume({"deploy": paused.pending_calls[0].approve()})
     assert result == Finished(text="all done", turn=0)
 
     reference = approval_pod()
-    await reference.run("ship it")
+    shown = await reference.run("ship it")
+    assert isinstance(shown, Paused)
     reference.notify("the on-call engineer was paged")
-    await reference.resume({"deploy": Continue()})
+    await reference.resume({"deploy": shown.pending_calls[0].approve()})
     assert ITEMS_ADAPTER.dump_json(list(second.history)) == ITEMS_ADAPTER.dump_json(
         list(reference.history)
     )

@@ -65,13 +65,20 @@ async def test_a_paused_call_is_resumed_with_the_callers_decision() -> None:
                 tool_name="shell",
                 arguments='{"command": "deploy"}',
                 digest=call_digest(
-                    turn=0, call_id="d1", tool_name="shell", arguments='{"command": "deploy"}'
+                    run_id=pod_.run_id,
+                    turn=0,
+                    call_id="d1",
+                    tool_name="shell",
+                    arguments='{"command": "deploy"}',
                 ),
             ),
         ),
         turn=0,
     )
-    assert await pod_.resume({"d1": Continue()}) == Finished(text="deployed", turn=0)
+    assert isinstance(paused, Paused)
+    assert await pod_.resume({"d1": paused.pending_calls[0].approve()}) == Finished(
+        text="deployed", turn=0
+    )
     assert ToolResult(call_id="d1", name="shell", content="ran deploy") in pod_.history
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pod_helpers import assert_well_formed
 
 from llm_worker import Summary
-from pod import Continue, Finished, Paused, TraceEvent
+from pod import Finished, Paused, TraceEvent
 from pod.cli._showcase import SHOWCASE_PROMPT, build_showcase_pod
 
 
@@ -15,7 +15,7 @@ async def test_the_showcase_exercises_every_mechanism() -> None:
     paused = await pod.run(SHOWCASE_PROMPT)
     assert isinstance(paused, Paused)
     assert [call.call_id for call in paused.pending_calls] == ["call_3"]
-    result = await pod.resume({"call_3": Continue()})
+    result = await pod.resume({"call_3": paused.pending_calls[0].approve()})
 
     assert isinstance(result, Finished)
     actors = {e.actor for e in trace if e.source == "interceptor"}

@@ -3,8 +3,8 @@
 A hook declares new arguments; the engine applies them: the history holds the rewritten
 call, the trace says who rewrote it, later hooks and a pause see it, and the tool validates
 it as it validates the model's. An approval names the pending call's digest: a digest for
-other arguments, another call or a stale state is refused, and an approval cannot be
-replayed once its call is decided or closed.
+other arguments, another call, another run or a stale state is refused, ``Continue``
+approves nothing, and an approval cannot be replayed once its call is decided or closed.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from llm_worker import (
     ScriptedCall,
     ScriptedClient,
     ScriptedReply,
+    SnapshotError,
     ToolCall,
     ToolResult,
     UsageError,
@@ -36,6 +37,7 @@ from pod import (
     Pause,
     Paused,
     Pod,
+    PodSnapshot,
     Rewrite,
     Skip,
     ToolCallSummary,
@@ -129,7 +131,11 @@ async def test_a_pause_after_a_rewrite_shows_the_approver_the_rewritten_call() -
     (pending,) = paused.pending_calls
     assert json.loads(pending.arguments) == {"command": "git push --dry-run"}
     assert pending.digest == call_digest(
-        turn=0, call_id="c1", tool_name="shell", arguments='{"command":"git push --dry-run"}'
+        run_id=pod.run_id,
+        turn=0,
+        call_id="c1",
+        tool_name="shell",
+        arguments='{"command":"git push --dry-run"}',
     )
     assert await pod.resume({"c1": Approve(digest=pending.digest)}) == Finished(text="done", turn=0)
     assert ran == ["git push --dry-run (timeout 10)"]
@@ -215,7 +221,9 @@ async def test_an_approval_of_other_arguments_is_refused_with_both_digests() -> 
     paused = await pod.run("push")
     assert isinstance(paused, Paused)
     current = paused.pending_calls[0].digest
-    other = call_digest(turn=0, call_id="c1", tool_name="shell", arguments='{"command": "ls"}')
+    other = call_digest(
+        run_id=pod.run_id, turn=0, call_id="c1", tool_name="shell", arguments='{"command": "ls"}'
+    )
 
     with pytest.raises(ApprovalMismatchError) as refused:
         await pod.resume({"c1": Approve(digest=other)})
@@ -230,14 +238,97 @@ async def test_an_approval_of_other_arguments_is_refused_with_both_digests() -> 
 
 
 async def test_a_digest_does_not_depend_on_how_the_arguments_are_spelled() -> None:
-    spaced = call_digest(turn=0, call_id="c1", tool_name="t", arguments='{"b": 1, "a": [1.0]}')
-    tight = call_digest(turn=0, call_id="c1", tool_name="t", arguments='{"a":[1],"b":1}')
-    changed = call_digest(turn=0, call_id="c1", tool_name="t", arguments='{"a":[2],"b":1}')
-    later_turn = call_digest(turn=1, call_id="c1", tool_name="t", arguments='{"a":[1],"b":1}')
+    def digest(arguments: str, *, turn: int = 0, run_id: str = "run-a") -> str:
+        return call_digest(
+            run_id=run_id, turn=turn, call_id="c1", tool_name="t", arguments=arguments
+        )
+
+    spaced = digest('{"b": 1, "a": [1.0]}')
+    tight = digest('{"a":[1],"b":1}')
+    changed = digest('{"a":[2],"b":1}')
+    later_turn = digest('{"a":[1],"b":1}', turn=1)
+    other_run = digest('{"a":[1],"b":1}', run_id="run-b")
 
     assert spaced == tight
-    assert len({tight, changed, later_turn}) == 3
+    assert len({tight, changed, later_turn, other_run}) == 4
     assert tight.startswith("jcs-sha256:")
+
+
+async def test_continue_approves_nothing_and_says_to_name_the_digest() -> None:
+    pod = Pod(client(), tools=[shell], hooks=ask_first())
+    paused = await pod.run("push")
+    assert isinstance(paused, Paused)
+
+    with pytest.raises(UsageError) as refused:
+        await pod.resume({"c1": Continue()})  # type: ignore[dict-item]  # untyped callers
+
+    assert str(refused.value) == (
+        "Continue does not approve pending call 'c1' (shell): approve it with "
+        "Approve(digest=pending.digest), the digest of the PendingCall the approver was shown"
+    )
+    assert (ran, pod.status) == ([], "paused")  # nothing changed
+    assert await pod.resume({"c1": paused.pending_calls[0].approve()}) == Finished(
+        text="done", turn=0
+    )
+    assert ran == ["git push (timeout 10)"]
+
+
+@pytest.mark.parametrize(
+    "decision",
+    [Pause(reason="later"), Rewrite.of({"command": "ls"}, reason="mine")],
+    ids=["Pause", "Rewrite"],
+)
+async def test_only_approve_skip_and_abort_decide_a_pending_call(decision: object) -> None:
+    pod = Pod(client(), tools=[shell], hooks=ask_first())
+    assert isinstance(await pod.run("push"), Paused)
+
+    with pytest.raises(UsageError) as refused:
+        await pod.resume({"c1": decision})  # type: ignore[dict-item]  # untyped callers
+
+    assert str(refused.value) == (
+        f"{type(decision).__name__} is not a decision for pending call 'c1' (shell): "
+        "give Approve(digest=...), Skip or Abort"
+    )
+    assert (ran, pod.status) == ([], "paused")
+
+
+async def test_an_approval_of_one_run_is_refused_in_another_with_both_digests() -> None:
+    run_a = Pod(client(), tools=[shell], hooks=ask_first(), run_id="run-a")
+    run_b = Pod(client(), tools=[shell], hooks=ask_first(), run_id="run-b")
+    paused_a = await run_a.run("push")
+    paused_b = await run_b.run("push")
+    assert isinstance(paused_a, Paused)
+    assert isinstance(paused_b, Paused)
+    # The same turn, call id, tool and arguments: only the run tells them apart.
+    (shown_a,) = paused_a.pending_calls
+    (shown_b,) = paused_b.pending_calls
+    assert shown_a.model_dump(exclude={"digest"}) == shown_b.model_dump(exclude={"digest"})
+    assert shown_a.digest != shown_b.digest
+
+    with pytest.raises(ApprovalMismatchError) as refused:
+        await run_b.resume({"c1": shown_a.approve()})
+
+    assert (refused.value.shown, refused.value.current) == (shown_a.digest, shown_b.digest)
+    assert shown_a.digest in str(refused.value)
+    assert shown_b.digest in str(refused.value)
+    assert (ran, run_b.status) == ([], "paused")
+
+
+async def test_a_snapshot_of_one_run_is_refused_by_a_pod_of_another() -> None:
+    run_a = Pod(client(), tools=[shell], hooks=ask_first(), run_id="run-a")
+    assert isinstance(await run_a.run("push"), Paused)
+    run_b = Pod(client(), tools=[shell], hooks=ask_first(), run_id="run-b")
+
+    with pytest.raises(
+        SnapshotError, match="the snapshot is of run 'run-a', this Worker is run 'run-b'"
+    ):
+        run_b.restore(PodSnapshot.from_json(run_a.snapshot().to_json()))
+    assert run_b.history == ()
+
+    # A Pod given no run id takes the snapshot's: the digest shown before the save approves.
+    fresh = Pod(client(), tools=[shell], hooks=ask_first())
+    fresh.restore(PodSnapshot.from_json(run_a.snapshot().to_json()))
+    assert fresh.run_id == "run-a"
 
 
 async def test_an_approval_replayed_after_its_call_was_decided_is_refused() -> None:

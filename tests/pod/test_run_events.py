@@ -154,7 +154,9 @@ async def test_a_pause_is_not_an_end_and_the_resumed_run_ends_once() -> None:
     seen.clear()
     again = Pod(two_step_client(), tools=[lookup], hooks=registry)
     again.restore(PodSnapshot.from_json(pod.snapshot().to_json()))
-    assert await again.resume({"c1": Continue()}) == Finished(text="the answer", turn=0)
+    assert await again.resume({"c1": paused.pending_calls[0].approve()}) == Finished(
+        text="the answer", turn=0
+    )
     assert [type(info) for info in seen] == [OutputInfo, RunEndInfo]
 
 

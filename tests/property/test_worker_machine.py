@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from llm_worker import (
     ITEMS_ADAPTER,
     Aborted,
+    Approve,
     CallResolution,
     Continue,
     Finished,
@@ -137,7 +138,7 @@ def assert_only_open_calls(history: Iterable[Item]) -> None:
 
 def resolutions(result: Paused, by_id: dict[str, PlannedCall]) -> dict[str, CallResolution]:
     return {
-        pending.call_id: Continue()
+        pending.call_id: Approve(digest=pending.digest)
         if by_id[pending.call_id].resolution == "approve"
         else Skip(reason="resolved: skip")
         for pending in result.pending_calls

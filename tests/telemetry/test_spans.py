@@ -154,8 +154,9 @@ async def test_a_pause_and_the_resume_decisions_are_events_on_the_agent_spans(
         hooks=registry,
         telemetry=telemetry(exporter),
     )
-    assert isinstance(await pod.run("go"), Paused)
-    await pod.resume({"c1": Continue()})
+    paused = await pod.run("go")
+    assert isinstance(paused, Paused)
+    await pod.resume({"c1": paused.pending_calls[0].approve()})
     paused_run, resumed_run = by_name(exporter)["invoke_agent helper"]
     (paused,) = paused_run.events
     assert paused.name == "pod.paused"
@@ -166,7 +167,7 @@ async def test_a_pause_and_the_resume_decisions_are_events_on_the_agent_spans(
     }
     (resumed,) = resumed_run.events
     assert resumed.name == "pod.resumed"
-    assert resumed.attributes == {"pod.decision.c1": "Continue"}
+    assert resumed.attributes == {"pod.decision.c1": "Approve"}
     assert resumed_run.attributes is not None
     assert resumed_run.attributes["pod.run.outcome"] == "finished"
 

@@ -25,7 +25,7 @@ from rich.json import JSON
 from rich.prompt import Prompt
 from rich.text import Text
 
-from llm_worker import Abort, Approve, CallResolution, Continue, Paused, PendingCall, Skip
+from llm_worker import Abort, Approve, CallResolution, Paused, Skip
 
 from ..runtime._trace import TracedDecision, TraceEvent, traced_decision
 from ._terminal import shown
@@ -36,7 +36,6 @@ __all__ = [
     "Answer",
     "add_decision_arguments",
     "answered_events",
-    "approval",
     "ask_decisions",
     "decisions_from_arguments",
     "decisions_given",
@@ -105,7 +104,7 @@ def decisions_from_arguments(args: argparse.Namespace, paused: Paused) -> Answer
                 f"call's is {call.digest}"
             )
             continue
-        named.append((call_id, approval(call) if call is not None else Continue()))
+        named.append((call_id, call.approve() if call is not None else Approve(digest=digest)))
     for spec in args.skip:
         call_id, _, reason = str(spec).partition("=")
         named.append((call_id, Skip(reason=reason.strip() or USER_SKIP_REASON)))
@@ -188,14 +187,8 @@ def ask_decisions(
             reason = ask("  reason for skipping (the model sees it)", None, USER_SKIP_REASON)
             decisions[call.call_id] = Skip(reason=reason.strip() or USER_SKIP_REASON)
         else:
-            decisions[call.call_id] = approval(call)
+            decisions[call.call_id] = call.approve()
     return Answer(decisions)
-
-
-def approval(call: PendingCall) -> Approve | Continue:
-    """Approve ``call`` as it was shown: its digest binds the approval to its identity (a
-    pause saved before digests existed has none, and is approved with ``Continue``)."""
-    return Approve(digest=call.digest) if call.digest else Continue()
 
 
 def answered_events(paused: Paused, answer: Answer) -> list[TraceEvent]:

@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from llm_worker import Abort, Approve, Continue, Skip
+from llm_worker import Abort, Approve, Skip
 
 from ..command._claude_run import ClaudeCodeFiles
 from ..hooks._errors import PodUsageError
@@ -290,8 +290,6 @@ def run_decision(answer: Answer) -> RunDecision:
     abort: str | None = None
     for call_id, decision in answer.decisions.items():
         match decision:
-            case Continue():
-                approve.append(call_id)
             case Approve(digest=digest):  # the run checks it again before it approves
                 approve.append(call_id)
                 digests[call_id] = digest

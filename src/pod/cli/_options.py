@@ -340,10 +340,13 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
     output: RunOutput,
     problems: list[str],
     resources: CommandResources,
+    *,
+    run_id: str,
 ) -> tuple[RunOptions, LlmClient, Pod, ClaudeRun] | str | None:
-    """Check every option and build the Pod; collect the problems (a missing key is
-    returned on its own: it has its own exit code). The MCP servers are started last, in
-    ``resources`` (which stop them), and only when every other option is good."""
+    """Check every option and build the Pod of run ``run_id``; collect the problems (a
+    missing key is returned on its own: it has its own exit code). The MCP servers are
+    started last, in ``resources`` (which stop them), and only when every other option is
+    good."""
     options = _check_options(merged, problems)
     client: LlmClient | None = None
     missing_key: str | None = None
@@ -444,6 +447,7 @@ def build_pod(  # noqa: PLR0915 (each option a step; split with the CLI issue)
             trace=output.trace,
             telemetry=export.telemetry() if export is not None else None,
             wrap_hooks=wrap,
+            run_id=run_id,
         )
     except (PodUsageError, ValueError) as exc:  # e.g. two tools with one name
         problems.append(str(exc))

@@ -128,10 +128,11 @@ def _built_or_exit_code(
     problems: list[str],
     *,
     resources: CommandResources,
+    run_id: str,
 ) -> tuple[RunOptions, LlmClient, Pod, ClaudeRun] | int:
-    """The Pod the options (over ``saved``) build, or the exit code once every problem
-    (with those already in ``problems``) is reported."""
-    built = build_pod(args, merged_options(args, saved), output, problems, resources)
+    """The Pod of run ``run_id`` the options (over ``saved``) build, or the exit code once
+    every problem (with those already in ``problems``) is reported."""
+    built = build_pod(args, merged_options(args, saved), output, problems, resources, run_id=run_id)
     if problems:
         return _usage_failure(parser, problems, output)
     if not isinstance(built, tuple):
@@ -168,13 +169,14 @@ def run_command(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     if args.debug:
         _configure_debug_logging()
     with CommandResources() as resources:
-        built = _built_or_exit_code(args, parser, {}, output, [], resources=resources)
+        run_id = new_run_id()
+        built = _built_or_exit_code(
+            args, parser, {}, output, [], resources=resources, run_id=run_id
+        )
         if isinstance(built, int):
             return built
         options, client, pod, claude = built
-        session = _Session(
-            args, options, client, pod, output, new_run_id(), args.save, claude, resources
-        )
+        session = _Session(args, options, client, pod, output, run_id, args.save, claude, resources)
         prompt: str = args.prompt
         return _drive(session, lambda: pod.run(prompt), None)
 
@@ -204,7 +206,7 @@ def _resume_taken(
     """``pod resume`` of the saved run this process holds; ``take`` marks it resumed once
     every check passed, before anything runs."""
     problems: list[str] = []
-    paused = saved.paused
+    paused = None if saved.paused is None else _with_digests(saved.paused, saved)
     answer: Answer | None = None
     if paused is not None:
         if args.prompt is not None:
@@ -224,7 +226,13 @@ def _resume_taken(
         if args.prompt is None:
             problems.append("the saved run is not paused: give the next PROMPT")
     built = _built_or_exit_code(
-        args, parser, saved.options.model_dump(), output, problems, resources=resources
+        args,
+        parser,
+        saved.options.model_dump(),
+        output,
+        problems,
+        resources=resources,
+        run_id=saved.run_id,
     )
     if isinstance(built, int):
         return built
@@ -253,6 +261,19 @@ def _resume_taken(
         return _drive(session, lambda: pod.abort(USER_ABORT_REASON), None)
     decisions = answer.decisions
     return _drive(session, lambda: pod.resume(decisions), None)
+
+
+def _with_digests(paused: Paused, saved: SavedRun) -> Paused:
+    """``paused``, its calls saved before calls had digests given the saved run's (the file
+    is the one record of what was shown)."""
+    if all(call.digest for call in paused.pending_calls):
+        return paused
+    digests = saved.pod.worker.pending_digests()
+    calls = tuple(
+        call.model_copy(update={"digest": call.digest or digests.get(call.call_id, "")})
+        for call in paused.pending_calls
+    )
+    return paused.model_copy(update={"pending_calls": calls})
 
 
 def _approvals_refused(answer: Answer, current: Mapping[str, str]) -> list[str]:

@@ -20,20 +20,20 @@ import re
 import uuid
 import zlib
 from collections.abc import Callable, Coroutine, Iterable, Mapping
-from typing import Any, Final, cast, final
+from typing import Any, Final, Self, cast, final
 
 from dbos import DBOS, SetWorkflowID
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from llm_worker import (
     Abort,
     Approve,
     CallResolution,
-    Continue,
     HookPort,
     Item,
     LlmClient,
     Paused,
+    PendingCall,
     Skip,
     Tool,
     Usage,
@@ -60,6 +60,7 @@ from ._steps import (
     Steps,
     StepSummariser,
     StepTool,
+    approved_calls,
     quiet_while_replaying,
     run_steps,
     step,
@@ -71,6 +72,7 @@ __all__ = [
     "PAUSE_EVENT",
     "RUN_WORKFLOW_PREFIX",
     "DurableAgent",
+    "PauseRecord",
     "RunDecision",
     "RunEnd",
     "RunOutcome",
@@ -85,7 +87,8 @@ _log = logging.getLogger("pod.durable")
 RUN_WORKFLOW_PREFIX: Final = "pod.run/"
 """A durable run is the workflow named ``pod.run/<agent name>``."""
 PAUSE_EVENT: Final = "pod.paused"
-"""The workflow event holding the ``Paused`` result a run waits on (``None`` once decided)."""
+"""The workflow event holding the ``PauseRecord`` a run waits on (``None`` once decided; a
+bare ``Paused`` in a run paused by an earlier version)."""
 DECISION_TOPIC: Final = "pod.decision"
 """The message topic a paused run waits on."""
 HISTORY_EVENT_PREFIX: Final = "pod.history/"
@@ -110,26 +113,56 @@ def claude_session_id(run_id: str) -> str:
 class RunDecision(BaseModel, frozen=True, extra="forbid"):
     """The decision a paused run waits for, by pending ``call_id``.
 
-    A pending call named nowhere is approved when ``approve_rest`` is true, otherwise put to
-    the hooks again. ``abort`` ends the run (its pending calls get synthetic results).
+    A pending call named nowhere is put to the hooks again. ``abort`` ends the run (its
+    pending calls get synthetic results). Every approval names the digest of the call as
+    the approver was shown it: a decision approving a call without one is invalid.
     """
 
     approve: tuple[str, ...] = ()
-    """Calls to run."""
+    """Calls to run, each with its digest in ``digests``."""
     skip: Mapping[str, str] = Field(default_factory=dict)
     """Calls not to run, with the reason the model is given."""
     abort: str | None = None
     """If set, abort the run with this reason."""
-    approve_rest: bool = False
-    """Approve every pending call not named in ``approve`` or ``skip``."""
     digests: Mapping[str, str] = Field(default_factory=dict)
     """By call id in ``approve``, the digest of the call as the approver was shown it
     (``PendingCall.digest``): the run refuses the decision (logged with both digests; it
     keeps waiting) unless it is the pending call's, and approves with ``Approve``."""
 
+    @model_validator(mode="after")
+    def _every_approval_names_its_digest(self) -> Self:
+        unbound = sorted(set(self.approve) - set(self.digests))
+        if unbound:
+            raise ValueError(
+                f"approve names {', '.join(unbound)} without a digest: give "
+                "digests={call_id: pending.digest}, the digest of the call as it was shown"
+            )
+        unapproved = sorted(set(self.digests) - set(self.approve))
+        if unapproved:
+            raise ValueError(f"digests names {', '.join(unapproved)}, which approve does not")
+        return self
+
+    @classmethod
+    def approving(cls, *calls: PendingCall, skip: Mapping[str, str] | None = None) -> RunDecision:
+        """Approve ``calls`` as they were shown (``Paused.pending_calls``), by their digests."""
+        return cls(
+            approve=tuple(c.call_id for c in calls),
+            digests={c.call_id: c.digest for c in calls},
+            skip=dict(skip or {}),
+        )
+
     def named(self) -> set[str]:
         """Every call id the decision names."""
-        return set(self.approve) | set(self.skip) | set(self.digests)
+        return set(self.approve) | set(self.skip)
+
+
+@final
+class PauseRecord(BaseModel, frozen=True, extra="forbid"):
+    """What a waiting run publishes: its pause, and the pause's number in the run (0, 1, ...),
+    which names the one decision that answers it (``DurableRuns.approve``)."""
+
+    paused: Paused
+    number: int
 
 
 @final
@@ -292,9 +325,11 @@ class DurableAgent:
         tools = toolset(name, root)
         return list(self._telemetry.tools(tools)) if self._telemetry is not None else tools
 
-    def pod(self) -> Pod:
-        """A fresh Pod of this agent whose every step is checkpointed inside a workflow."""
-        return self._pod(None)
+    def pod(self, run_id: str | None = None) -> Pod:
+        """A fresh Pod of this agent whose every step is checkpointed inside a workflow;
+        ``run_id`` (in a run: its id) is the Pod's, so its pending calls' digests are the
+        run's alone."""
+        return self._pod(None, run_id=run_id)
 
     def _claude_run(self) -> ClaudeRun | None:
         """The Claude Code side of the run in progress (``None``: no Claude Code hooks)."""
@@ -306,9 +341,12 @@ class DurableAgent:
             raise PodUsageError("; ".join(problems))
         return run
 
-    def _pod(self, claude: ClaudeRun | None, steps: Steps | None = None) -> Pod:
-        """A fresh Pod of this agent, with the Claude Code hooks, toolset and transcript of
-        ``claude`` when given (the transcript waits while ``steps`` replay)."""
+    def _pod(
+        self, claude: ClaudeRun | None, steps: Steps | None = None, *, run_id: str | None = None
+    ) -> Pod:
+        """A fresh Pod of run ``run_id`` of this agent, with the Claude Code hooks, toolset
+        and transcript of ``claude`` when given (the transcript waits while ``steps``
+        replay)."""
         tools: tuple[Tool, ...] = self._tools
         hooks = self._hooks
         wrap: Callable[[HookPort], HookPort] = StepHookPort
@@ -344,6 +382,7 @@ class DurableAgent:
             trace=self._trace,
             wrap_hooks=wrap,
             telemetry=None if self._telemetry is None else self._telemetry.around_steps(),
+            run_id=run_id,
         )
         built.append(pod)
         return pod
@@ -390,18 +429,22 @@ class DurableAgent:
         steps = DbosRecordedSteps()  # the run's recorded steps, read once
         token = run_steps().set(steps)
         claude: ClaudeRun | None = None
+        run_id = DBOS.workflow_id
         try:
             claude = self._claude_run()
             recovering = steps.replaying  # recorded steps ahead: another process began it
-            pod = self._pod(claude, steps)
+            pod = self._pod(claude, steps, run_id=run_id)
             if claude is not None:
                 await _session_start(claude, pod, recovering=recovering)
             result = await _permission_requests(claude, pod, await pod.run(prompt))
             steps.flush()  # the last decisions, before the run waits or ends
+            number = 0
             while isinstance(result, Paused):
                 if claude is not None:
                     await _session_step("Notification", claude.notify_waiting(result))
-                await DBOS.set_event_async(PAUSE_EVENT, result.model_dump(mode="json"))
+                record = PauseRecord(paused=result, number=number)
+                await DBOS.set_event_async(PAUSE_EVENT, record.model_dump(mode="json"))
+                number += 1
                 # A waiting run keeps its state as a compressed snapshot, not a live Pod: a
                 # worker may hold many runs that wait for days.
                 saved = zlib.compress(pod.snapshot().to_json().encode())
@@ -409,7 +452,7 @@ class DurableAgent:
                 if claude is not None:
                     await claude.aclose()  # nor a persistent hook's process
                 decision = await _wait_for_decision(result)
-                pod = self._pod(claude, steps)
+                pod = self._pod(claude, steps, run_id=run_id)
                 pod.restore(PodSnapshot.from_json(zlib.decompress(saved)))
                 del saved
                 await DBOS.set_event_async(PAUSE_EVENT, None)
@@ -551,6 +594,9 @@ async def _apply(pod: Pod, paused: Paused, decision: RunDecision) -> PodResult:
             resolutions[call_id] = Skip(reason=decision.skip[call_id])
         elif call_id in decision.digests:
             resolutions[call_id] = Approve(digest=decision.digests[call_id])
-        elif call_id in decision.approve or decision.approve_rest:
-            resolutions[call_id] = Continue()
-    return await pod.resume(resolutions)
+    approved = frozenset(c for c, r in resolutions.items() if isinstance(r, Approve))
+    token = approved_calls().set(approved)  # each of them runs at most once
+    try:
+        return await pod.resume(resolutions)
+    finally:
+        approved_calls().reset(token)

@@ -124,6 +124,10 @@ class DbosRecordedSteps:
         """Whether recorded steps of pod are still ahead."""
         return self._context.function_id < self._last_recorded
 
+    def next_is_recorded(self) -> bool:
+        """Whether the step after the last one taken has a record (of an earlier process)."""
+        return self._context.function_id + 1 in self._recorded
+
     async def step(
         self, name: str, call: Callable[[], Coroutine[Any, Any, T]], *, deferred: bool = False
     ) -> T:

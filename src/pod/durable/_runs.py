@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Final, Literal, TypeAlias, final
 
+import sqlalchemy as sa
 from dbos import DBOSClient, WorkflowHandle
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -22,6 +23,7 @@ from ._agent import (
     DECISION_TOPIC,
     PAUSE_EVENT,
     RUN_WORKFLOW_PREFIX,
+    PauseRecord,
     RunDecision,
     RunEnd,
     RunOutcome,
@@ -46,7 +48,7 @@ _STATUS: Final[dict[str, RunStatus]] = {
     "MAX_RECOVERY_ATTEMPTS_EXCEEDED": "failed",
     "CANCELLED": "cancelled",
 }
-_PAUSED: Final = TypeAdapter(Paused | None)
+_PAUSE: Final = TypeAdapter(PauseRecord | Paused | None)
 
 
 @final
@@ -214,9 +216,15 @@ class DurableRuns:
         )
 
     def _paused(self, run_id: str) -> Paused | None:
+        record = self._pause(run_id)
+        return record if isinstance(record, Paused | None) else record.paused
+
+    def _pause(self, run_id: str) -> PauseRecord | Paused | None:
+        """The pause the run waits on (a bare ``Paused``: one published by an earlier
+        version, without its number)."""
         value = self._client.get_event(run_id, PAUSE_EVENT, timeout_seconds=0)
         try:
-            return _PAUSED.validate_python(value)
+            return _PAUSE.validate_python(value)
         except ValidationError:
             return None
 
@@ -247,28 +255,65 @@ class DurableRuns:
     def approve(self, run_id: str, decision: RunDecision) -> Paused:
         """Send ``decision`` to the paused run ``run_id``; return the pause it answers.
 
+        One decision answers a pause: a second one for the same pause, from this process or
+        another, at the same time or later, is refused (the first is the one the run takes).
+
         Raises:
-            PodUsageError: the run does not exist, is not paused, or the decision names a
-                call that is not pending (nothing is sent).
+            PodUsageError: the run does not exist, is not paused, the decision names a call
+                that is not pending, or the pause was already answered (nothing is sent).
             ApprovalMismatchError: an approval's digest (``RunDecision.digests``) is not the
                 pending call's, with both digests (nothing is sent; the run checks again).
         """
         info = self.get(run_id)
-        if info.paused is None:
-            raise PodUsageError(f"run {run_id} is not paused (it is {info.status})")
-        unknown = decision.named() - set(info.pending_calls)
+        # One read of the pause: the checks and the key are of the same pause.
+        pause = None if info.paused is None else self._pause(run_id)
+        paused = pause.paused if isinstance(pause, PauseRecord) else pause
+        if paused is None:
+            status = "running" if info.paused is not None else info.status
+            raise PodUsageError(f"run {run_id} is not paused (it is {status})")
+        pending = [call.call_id for call in paused.pending_calls]
+        unknown = decision.named() - set(pending)
         if unknown:
-            pending = ", ".join(info.pending_calls) or "none"
             raise PodUsageError(
                 f"run {run_id} has no pending call {', '.join(sorted(unknown))} "
-                f"(pending: {pending})"
+                f"(pending: {', '.join(pending) or 'none'})"
             )
-        current = {call.call_id: call.digest for call in info.paused.pending_calls}
+        current = {call.call_id: call.digest for call in paused.pending_calls}
         for call_id, shown in sorted(decision.digests.items()):
             if shown != current[call_id]:
                 raise ApprovalMismatchError(call_id=call_id, shown=shown, current=current[call_id])
-        self._client.send(run_id, decision.model_dump(mode="json"), DECISION_TOPIC)
-        return info.paused
+        message = decision.model_dump(mode="json")
+        if isinstance(pause, PauseRecord):
+            self._send_once(run_id, message, f"{DECISION_TOPIC}/{pause.number}")
+        else:  # paused by an earlier version: no number to name it by
+            self._client.send(run_id, message, DECISION_TOPIC)
+        return paused
+
+    def _send_once(self, run_id: str, message: object, key: str) -> None:
+        """Send ``message`` as the one decision of the pause ``key`` names, or refuse it:
+        the check and the send are one transaction, one approver at a time per run."""
+        system = self._client._sys_db  # pyright: ignore[reportPrivateUsage]  # DBOS pinned
+        status, notifications = system.tables.workflow_status, system.tables.notifications
+        with system.engine.begin() as connection:
+            # The run's row, locked (PostgreSQL; SQLite's transactions take the write lock).
+            connection.execute(
+                sa.update(status)
+                .where(status.c.workflow_uuid == run_id)
+                .values(updated_at=status.c.updated_at)
+            )
+            answered = connection.execute(
+                sa.select(notifications.c.message_uuid).where(
+                    notifications.c.message_uuid == f"{key}::{run_id}"  # DBOS's key per run
+                )
+            ).first()
+            if answered is not None:
+                raise PodUsageError(
+                    f"run {run_id}: this pause was already answered by another decision "
+                    "(the run takes the first); nothing sent"
+                )
+            self._client.send_in_transaction(
+                connection, run_id, message, DECISION_TOPIC, idempotency_key=key
+            )
 
     def result(self, run_id: str) -> RunOutcome:
         """Wait for the run to end and return its outcome."""

@@ -10,6 +10,11 @@ Outcomes cross the checkpoint pickled, and not every exception survives pickling
 tool's own exception may hold anything). So a step catches the failures the Worker handles
 and returns them as a small record; the wrapper raises the equivalent error outside the step,
 which gives the Worker the same message live and on replay.
+
+A call a person approved runs at most once: its tool step is preceded by an ``approved``
+step, committed before the tool starts. A recovered run that finds that record but no
+outcome of the tool (the process died while it ran) does not run it again on that approval:
+the model gets an error result saying so (``APPROVED_CALL_INTERRUPTED``).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from llm_worker import (
     SelectiveHookPort,
     Tool,
     ToolArgumentsError,
+    current_tool_call_id,
 )
 
 from ..hooks._errors import PodError
@@ -40,12 +46,14 @@ from ..runtime._summariser import Summariser, SummaryText
 from ..runtime._trace import TraceEvent, Tracer, TracingHookPort
 
 __all__ = [
+    "APPROVED_CALL_INTERRUPTED",
     "StepClient",
     "StepHookPort",
     "StepMismatchError",
     "StepSummariser",
     "StepTool",
     "Steps",
+    "approved_calls",
     "quiet_while_replaying",
     "run_steps",
     "step",
@@ -87,6 +95,12 @@ MODEL_STEP: Final = "pod.model"
 SUMMARY_STEP: Final = "pod.summary"
 TOOL_STEP_PREFIX: Final = "pod.tool:"
 HOOK_STEP_PREFIX: Final = "pod.hook:"
+APPROVED_STEP_PREFIX: Final = "pod.approved:"
+APPROVED_CALL_INTERRUPTED: Final = (
+    "not run again: the process running this approved call stopped before it finished "
+    "(it may have taken effect); an approval runs its call at most once"
+)
+"""The error a recovered run gives the model for an approved call that was in flight."""
 
 
 def step_names() -> tuple[str, str, str, str]:
@@ -112,6 +126,10 @@ class Steps(Protocol):
         """Write what waits to be written (before the run pauses or ends)."""
         ...
 
+    def next_is_recorded(self) -> bool:
+        """Whether the step after the last one taken has a record."""
+        ...
+
 
 _RUN_STEPS: Final[ContextVar[Steps | None]] = ContextVar("pod_durable_run_steps", default=None)
 
@@ -119,6 +137,17 @@ _RUN_STEPS: Final[ContextVar[Steps | None]] = ContextVar("pod_durable_run_steps"
 def run_steps() -> ContextVar[Steps | None]:
     """The variable holding the steps of the run in progress (set by the workflow)."""
     return _RUN_STEPS
+
+
+_APPROVED: Final[ContextVar[frozenset[str]]] = ContextVar(
+    "pod_durable_approved_calls", default=frozenset()
+)
+
+
+def approved_calls() -> ContextVar[frozenset[str]]:
+    """The variable holding the ids of the calls a person approved, while the run resumes
+    with that approval (set by the workflow): each runs at most once."""
+    return _APPROVED
 
 
 async def step(
@@ -195,15 +224,39 @@ class StepTool:
         return self._tool.parameters
 
     async def call(self, arguments: dict[str, JsonValue]) -> str:
-        """Run the tool once per run; a replay returns the recorded text or failure."""
+        """Run the tool once per run; a replay returns the recorded text or failure. An
+        approved call found started but not finished by a process that died is not run again.
+        """
 
         async def call_once() -> str | _ToolFailure:
             return await self._recorded_call(arguments)
 
-        outcome = await step(self._step_name, call_once)
+        async def not_again() -> str | _ToolFailure:
+            return _ToolFailure("ApprovedCallInterrupted", APPROVED_CALL_INTERRUPTED)
+
+        outcome = await step(
+            self._step_name, not_again if await self._interrupted_approval() else call_once
+        )
         if isinstance(outcome, _ToolFailure):
             raise _standin(outcome)
         return outcome
+
+    async def _interrupted_approval(self) -> bool:
+        """For an approved call, take the ``approved`` step (committed now, before the tool
+        starts); whether an earlier process took it and died before the tool's outcome."""
+        steps = _RUN_STEPS.get()
+        call_id = current_tool_call_id()
+        if steps is None or call_id is None or call_id not in _APPROVED.get():
+            return False
+        taken_now = False
+
+        async def take() -> str:
+            nonlocal taken_now
+            taken_now = True
+            return call_id
+
+        await steps.step(APPROVED_STEP_PREFIX + self._tool.name, take)
+        return not taken_now and not steps.next_is_recorded()
 
     async def _recorded_call(self, arguments: dict[str, JsonValue]) -> str | _ToolFailure:
         try:

@@ -93,6 +93,9 @@ class Pod(Privileged):
             ``listens_to``.
         telemetry: sends OpenTelemetry spans of the runs, model requests, tool calls and
             hook dispatches (``pod.telemetry``, ``docs/observability.md``); ``None``: none.
+        run_id: the run's identity, part of every pending call's digest (``Worker.run_id``):
+            an approval of this run approves nothing in another. Default: a fresh one;
+            ``restore`` takes the snapshot's.
 
     Example:
         ```python
@@ -116,6 +119,7 @@ class Pod(Privileged):
         trace: Tracer | None = None,
         wrap_hooks: Callable[[HookPort], HookPort] | None = None,
         telemetry: Telemetry | None = None,
+        run_id: str | None = None,
     ) -> None:
         tools = tuple(tools)
         if telemetry is not None:
@@ -158,6 +162,7 @@ class Pod(Privileged):
             max_requests_per_turn=settings.max_requests_per_turn,
             tool_timeout=settings.tool_timeout,
             history=history,
+            run_id=run_id,
         )
         self._summary_usage: list[Usage] = []
         self._busy = False
@@ -194,6 +199,11 @@ class Pod(Privileged):
         return self._worker.turn
 
     @property
+    def run_id(self) -> str:
+        """The run's identity, part of every pending call's digest."""
+        return self._worker.run_id
+
+    @property
     def pending_notifications(self) -> int:
         """Notifications waiting for the next model request."""
         return len(self._notifications)
@@ -223,12 +233,16 @@ class Pod(Privileged):
         """Continue a paused run where it stopped.
 
         Args:
-            decisions: by ``call_id``, a decision (``Continue``, ``Skip`` or ``Abort``) for a
-                pending tool call; it takes the place of the hooks' decision for that call.
+            decisions: by ``call_id``, a decision for a pending tool call that takes the
+                place of the hooks' decision for it: ``Approve(digest=pending.digest)``
+                (the digest of the ``PendingCall`` the approver was shown), ``Skip`` or
+                ``Abort``.
 
         Raises:
             WorkerStateError: the Pod is running or has nothing to resume, or a decision
                 names a call that is not pending.
+            ApprovalMismatchError: an ``Approve`` names another digest than the call's now.
+            UsageError: a decision is not one of the three (``Continue`` approves nothing).
         """
         self._enter()
         try:
@@ -292,7 +306,8 @@ class Pod(Privileged):
         Raises:
             PodUsageError: ``snapshot`` is not a ``PodSnapshot``, or this Pod has already
                 run, holds history or pending notifications.
-            SnapshotError: the snapshot is inconsistent, or was taken with other tools
+            SnapshotError: the snapshot is inconsistent, was taken with other tools, or is
+                of another run than the ``run_id`` this Pod was built with
                 (nothing is changed).
         """
         if not isinstance(snapshot, PodSnapshot):  # pyright: ignore[reportUnnecessaryIsInstance]
