@@ -268,3 +268,51 @@ def test_permission_request_hooks_all_answer_and_a_deny_beats_an_allow(
     assert "denier: deny" in tool_messages(server, 1)["c1"]
     assert (workspace / "allower").exists()
     assert (workspace / "denier").exists()
+
+
+def test_on_failure_continue_lets_a_failing_guard_through_and_block_stops_at_an_observer(
+    server: ReplayServer, workspace: Path
+) -> None:
+    # Claude Code's onFailure (2.1.295): "continue" lets the call through when the hook
+    # cannot answer; "block" stops what the hook guards, here the run after the call.
+    lenient = {**command("echo 'policy service down' >&2; exit 1"), "onFailure": "continue"}
+    strict = {**command("echo 'formatter crashed' >&2; exit 3"), "onFailure": "block"}
+    hooks = {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [lenient]}],
+        "PostToolUse": [{"matcher": "Bash", "hooks": [strict]}],
+    }
+    server.reply_json(chat_reply(calls=(("c1", "Bash", {"command": "ls"}),)))
+    server.reply_json(chat_reply(text="not reached"))
+    status, _, err = run_settings(server, workspace, hooks)
+
+    assert [entry["command"] for entry in tool_log(workspace)] == ["ls"]  # let through
+    [warning] = [line for line in err.splitlines() if "policy service down" in line]
+    assert "exited with status 1" in warning
+    assert warning.endswith("(ignored: on_error='ignore')")
+    assert status != 0  # the observer's failure blocked: the run stopped after the call
+    [stop] = [line for line in err.splitlines() if "formatter crashed" in line]
+    assert "exited with status 3" in stop
+    assert len(server.requests) == 1  # the model was not asked again
+    assert "Traceback" not in err
+
+
+def test_on_failure_of_a_parallel_group_is_each_hooks_own(
+    server: ReplayServer, workspace: Path
+) -> None:
+    # Two PreToolUse hooks of one call run side by side; the one that may fail open does,
+    # the other allows: the call runs, one warning names the failed hook.
+    lenient = {**command("echo 'flaky check' >&2; exit 1"), "onFailure": "continue"}
+    allow = command(
+        'echo \'{"hookSpecificOutput": {"hookEventName": "PreToolUse",'
+        ' "permissionDecision": "allow"}}\''
+    )
+    hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [lenient, allow]}]}
+    server.reply_json(chat_reply(calls=(("c1", "Bash", {"command": "ls"}),)))
+    server.reply_json(chat_reply(text="done"))
+    status, out, err = run_settings(server, workspace, hooks)
+
+    assert status == 0, err
+    assert out.strip() == "done"
+    assert tool_messages(server, 1)["c1"] == "ran: ls"
+    [warning] = [line for line in err.splitlines() if "flaky check" in line]
+    assert "exited with status 1" in warning

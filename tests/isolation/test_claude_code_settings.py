@@ -303,6 +303,12 @@ def write_settings(tmp_path: Path, hooks: object) -> Path:
             id="unknown-key",
         ),
         pytest.param({"Stop": {"hooks": []}}, r"hooks\.Stop: must be a list", id="not-a-list"),
+        pytest.param(
+            {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "onFailure": "ok"}]}]},
+            r"hooks\.PreToolUse\[0\]\.hooks\[0\]: onFailure: Input should be 'block' or "
+            r"'continue'",
+            id="bad-on-failure",
+        ),
     ],
 )
 def test_a_settings_file_this_runtime_cannot_honour_is_refused(
@@ -488,6 +494,23 @@ def test_observe_only_hooks_warn_and_guard_hooks_fail_closed(tmp_path: Path) -> 
         "Stop[0].hooks[0]": "ignore",
         "PreCompact[0].hooks[0]": "ignore",
         "PostToolUseFailure[0].hooks[0]": "ignore",
+    }
+
+
+def test_on_failure_overrides_the_events_policy(tmp_path: Path) -> None:
+    def entry(on_failure: str) -> list[object]:
+        return [{"type": "command", "command": "x", "onFailure": on_failure}]
+
+    hooks = {
+        "PreToolUse": [{"hooks": entry("continue")}],
+        "PostToolUse": [{"hooks": entry("block")}],
+        "Stop": [{"hooks": [{"type": "http", "url": "http://127.0.0.1:1/", "onFailure": "block"}]}],
+    }
+    configured = load_claude_settings(write_settings(tmp_path, hooks), project_dir=tmp_path)
+    assert {c.source.rsplit(": hooks.", 1)[1]: c.on_error for c in configured} == {
+        "PreToolUse[0].hooks[0]": "ignore",
+        "PostToolUse[0].hooks[0]": "abort",
+        "Stop[0].hooks[0]": "abort",
     }
 
 

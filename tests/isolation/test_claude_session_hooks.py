@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -118,6 +119,17 @@ async def test_a_failing_permission_request_hook_denies_and_an_observer_only_war
     assert observed.behavior is None
     if "exited" in problem or "invalid" in problem:  # a Notification's decision is not read
         assert problem in observed.warning
+
+
+async def test_on_failure_continue_leaves_a_failed_permission_request_to_a_human(
+    tmp_path: Path,
+) -> None:
+    lenient = dataclasses.replace(
+        hook("PermissionRequest", "echo 'down' >&2; exit 1", tmp_path), fail_closed=False
+    )
+    outcome = await lenient.run({}, session=ClaudeSession())
+    assert outcome.behavior is None  # no decision: the pause waits for a person
+    assert "exited with status 1; stderr: down" in outcome.warning
 
 
 async def test_a_slow_session_hook_times_out_with_a_warning(tmp_path: Path) -> None:

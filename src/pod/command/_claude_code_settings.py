@@ -133,6 +133,18 @@ def claude_matcher(matcher: str) -> str | None:
     return f"(?s:.*?(?:{matcher}).*)"
 
 
+_OnFailure = Literal["block", "continue"] | None
+"""Claude Code's ``onFailure`` of a command or http hook: ``block`` stops what the hook
+guards when it cannot start, times out or answers badly; ``continue`` lets it through with a
+warning line; unset, the event decides (guards block, the others warn)."""
+
+
+def _on_error(on_failure: _OnFailure, *, guard: bool) -> FailurePolicy:
+    if on_failure is None:
+        return "abort" if guard else "ignore"
+    return "abort" if on_failure == "block" else "ignore"
+
+
 @final
 class _PodExtension(BaseModel, frozen=True, extra="forbid", strict=True):
     """A command entry's ``"pod"`` object: llm-pod's own options, which Claude Code ignores."""
@@ -149,6 +161,7 @@ class _CommandEntry(BaseModel, frozen=True, extra="forbid", strict=True):
     args: list[str] | None = None  # the exec form: ``command`` is the program, no shell
     timeout: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     statusMessage: str = ""  # Claude Code's spelling; shown nowhere here
+    onFailure: _OnFailure = None
     pod: _PodExtension = _PodExtension()
 
 
@@ -160,6 +173,7 @@ class _HttpEntry(BaseModel, frozen=True, extra="forbid", strict=True):
     allowedEnvVars: list[str] = Field(default_factory=list[str])  # Claude Code's spelling
     timeout: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     statusMessage: str = ""
+    onFailure: _OnFailure = None
 
 
 @final
@@ -380,9 +394,11 @@ def run_in_parallel(files: Sequence[ClaudeSettings]) -> list[ConfiguredCommandHo
             continue
         first = hooks[0]
         entries = [c.hook for c in hooks if not isinstance(c.hook, ClaudeHookGroup)]  # all
-        group = ClaudeHookGroup(first.event, entries, fail_closed=first.on_error == "abort")
+        closed = [c.on_error == "abort" for c in hooks]  # each hook's own onFailure
+        group = ClaudeHookGroup(first.event, entries, fail_closed=closed)
+        on_error: FailurePolicy = "abort" if any(closed) else "ignore"
         where = f"{', '.join(sources[name])}: hooks.{name} ({len(hooks)} hooks in parallel)"
-        running.append(ConfiguredCommandHook(first.event, group, first.on_error, where))
+        running.append(ConfiguredCommandHook(first.event, group, on_error, where))
     return running
 
 
@@ -492,6 +508,7 @@ def _session_group(  # noqa: PLR0917 (one group: its event, where it is, what it
             env=dict(variables),
             matcher=pattern,
             source=f"{source}: {where}.hooks[{number}]",
+            fail_closed=None if entry.onFailure is None else entry.onFailure == "block",
         )
         for number, entry in enumerate(entries)
     ]
@@ -529,7 +546,7 @@ def _group(
             matcher = claude_matcher(group_matcher)
         except PodUsageError as exc:
             raise fail(where, str(exc)) from None
-    on_error: FailurePolicy = "abort" if any(event is g for g in _GUARDS) else "ignore"
+    guard = any(event is g for g in _GUARDS)
     default_timeout = (
         CLAUDE_PROMPT_TIMEOUT if event is events.PROMPT_SUBMIT else CLAUDE_DEFAULT_TIMEOUT
     )
@@ -588,6 +605,8 @@ def _group(
             except PodUsageError as exc:
                 raise fail(at, str(exc)) from None
         written = group_matcher if tool_event else None
+        on_failure = None if isinstance(entry, _PromptEntry) else entry.onFailure
+        on_error = _on_error(on_failure, guard=guard)
         configured.append(
             ConfiguredCommandHook(event, hook, on_error, f"{source}: {at}", matcher=written)
         )

@@ -11,10 +11,10 @@ texts are joined in file order; an ``updatedInput`` (``Rewrite``) goes with the 
 unless it is denied, and two different ones fail the group (a parallel hook never saw the
 other's rewrite, so neither can be taken for both).
 
-Failures keep their event's policy: at a guard event (``fail_closed``) a failing hook fails
-the group, once every hook is done, with that hook's own error (the first in file order);
-elsewhere each failure is one warning line, as the registry writes it, and the other
-hooks' decisions still count.
+Failures keep each hook's policy (its ``onFailure``, else its event's): a hook that fails
+closed fails the group, once every hook is done, with that hook's own error (the first in
+file order); any other failure is one warning line, as the registry writes it, and the
+other hooks' decisions still count.
 """
 
 from __future__ import annotations
@@ -117,11 +117,15 @@ class ClaudeHookGroup(Hook[InputT, DecisionT]):
         event: HookEvent[InputT, DecisionT],
         hooks: Sequence[ClaudeHook],
         *,
-        fail_closed: bool,
+        fail_closed: bool | Sequence[bool],
     ) -> None:
         self._event = event
         self._hooks = tuple(hooks)
-        self._fail_closed = fail_closed
+        self._fail_closed = (
+            (fail_closed,) * len(hooks) if isinstance(fail_closed, bool) else tuple(fail_closed)
+        )
+        if len(self._fail_closed) != len(hooks):
+            raise ValueError("one fail_closed for each hook, or one for all")
         names = " + ".join(hook.__qualname__ for hook in self._hooks)
         self._display = f"{len(self._hooks)} hooks in parallel ({names})"
         # The registry names a hook by its __qualname__: name every hook of the group.
@@ -147,11 +151,11 @@ class ClaudeHookGroup(Hook[InputT, DecisionT]):
             *(hook(info) for hook in self._hooks), return_exceptions=True
         )
         decisions: list[object] = []
-        for hook, answer in zip(self._hooks, answers, strict=True):
+        for hook, closed, answer in zip(self._hooks, self._fail_closed, answers, strict=True):
             if not isinstance(answer, BaseException):
                 decisions.append(answer)
                 continue
-            if self._fail_closed or not isinstance(answer, Exception):  # or cancelled
+            if closed or not isinstance(answer, Exception):  # or cancelled
                 raise answer
             warn_ignored(self._event.name, hook_name(hook), raised(hook, answer), answer)
         decision = merged_decision(decisions, name=self._display)

@@ -74,6 +74,10 @@ class SessionHook:
     (``SessionEnd``) or ``notification_type`` must match; ``None``: every one."""
     source: str
     """Where it was declared (``settings.json: hooks.SessionStart[0].hooks[0]``)."""
+    fail_closed: bool | None = None
+    """Whether a failing ``PermissionRequest`` hook denies the call (``onFailure:
+    "block"``; ``None``: yes, a guard fails closed) or leaves it to a human with a warning
+    (``"continue"``). At the other events a failure is a warning."""
 
     def selects(self, value: str) -> bool:
         """Whether the hook runs for this source, reason or notification type."""
@@ -111,7 +115,7 @@ class SessionHook:
         return self._answer(stdout)
 
     def _failed(self, problem: str) -> SessionHookOutcome:
-        if self.event_name == "PermissionRequest":  # a guard: fails closed
+        if self.event_name == "PermissionRequest" and self.fail_closed is not False:
             return SessionHookOutcome(warning=problem, behavior="deny", message=problem)
         return SessionHookOutcome(warning=problem)
 
