@@ -52,4 +52,4 @@ def test_a_refused_settings_file_is_one_usage_line_before_serving(
     assert out == ""
     assert err.startswith(f"error: --claude-settings {settings}: {settings}: hooks.Stop[0]")
     assert err.count("\n") == 1
-    assert 'a "agent" hook cannot run here' in err
+    assert 'an "agent" hook cannot run here' in err
