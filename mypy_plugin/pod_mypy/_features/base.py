@@ -69,6 +69,8 @@ class Rules:
     def __init__(self, file: MypyFile, types: dict[Expression, Type], grants: Grants) -> None:
         self.file = file
         self.here = file.fullname
+        self.own = f"{file.fullname}."
+        """What this module's own names start with."""
         self.types = types
         self.grants = grants
         self.tamed = grants.tamed

@@ -130,7 +130,7 @@ class NameRules(Rules):
         fullname = node.fullname
         if fullname in CONSTANTS:
             return
-        if fullname.startswith(f"{self.here}.") or fullname == o.name:
+        if fullname.startswith(self.own) or fullname == o.name:
             if dunder(o.name) and o.name not in MODULE_DUNDERS:
                 self._report(o, MESSAGES["dunder"].format(name=o.name), HOOK_ESCAPE)
             return
@@ -192,10 +192,9 @@ class NameRules(Rules):
         builtins = self.grants.modules.file("builtins")
         if builtins is None:
             return
-        own = f"{self.here}."
         for name, symbol in self.file.names.items():
             node = symbol.node
-            if node is None or not node.fullname.startswith(own) or dunder(name):
+            if node is None or not node.fullname.startswith(self.own) or dunder(name):
                 continue
             if name in builtins.names:
                 line = node.line if node.line > 0 else 1

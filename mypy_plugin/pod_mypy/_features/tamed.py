@@ -82,6 +82,22 @@ from .types import shown
 
 __all__ = ["Finding", "Grants", "check_hook_module"]
 
+_COMPOUND: Final = (
+    Import,
+    ImportFrom,
+    ImportAll,
+    FuncDef,
+    Decorator,
+    OverloadedFuncDef,
+    ClassDef,
+    IfStmt,
+    WhileStmt,
+    ForStmt,
+    WithStmt,
+    TryStmt,
+    MatchStmt,
+)
+"""The statements :meth:`_Walker._compound` takes apart; the rest are judged whole."""
 _DISPLAYS: Final = (
     DictExpr,
     ListExpr,
@@ -117,9 +133,10 @@ class _Walker(SyntaxRules):  # one line of bases: mypyc compiles no diamond
         if node is None:
             return
         handlers = self._handlers
+        skip = self._skip
         for expr in get_subexpressions(node):
             handler = handlers.get(type(expr))
-            if handler is not None and id(expr) not in self._skip:
+            if handler is not None and (not skip or id(expr) not in skip):
                 handler(self, expr)
 
     def statements(self, body: list[Statement]) -> None:
@@ -134,7 +151,26 @@ class _Walker(SyntaxRules):  # one line of bases: mypyc compiles no diamond
             return
         self.statements(block.body)
 
-    def statement(self, o: Statement) -> None:  # noqa: PLR0915 (one branch per statement kind)
+    def statement(self, o: Statement) -> None:
+        if not isinstance(o, _COMPOUND):  # most statements: one test, not one per kind
+            self._simple(o)
+        else:
+            self._compound(o)
+
+    def _simple(self, o: Statement) -> None:
+        if isinstance(o, AssignmentStmt):
+            self.annotation(o, o.unanalyzed_type)
+            if o.is_alias_def and isinstance(o.rvalue, StrExpr):  # X: TypeAlias = "..."
+                self.annotation(o, parse_type_string(o.rvalue.value, "", o.line, o.column))
+            for lvalue in o.lvalues:
+                self._target(lvalue, "__setitem__")
+        elif isinstance(o, OperatorAssignmentStmt):
+            self._target(o.lvalue, "__setitem__")
+        elif isinstance(o, DelStmt):
+            self._target(o.expr, "__delitem__")
+        self.expressions(o)
+
+    def _compound(self, o: Statement) -> None:  # noqa: PLR0915 (one branch per statement kind)
         if isinstance(o, Import):
             self._import(o)
         elif isinstance(o, ImportFrom):
@@ -193,18 +229,6 @@ class _Walker(SyntaxRules):  # one line of bases: mypyc compiles no diamond
                 self.expressions(pattern)
                 self.expressions(guard)
                 self.block(body)
-        else:
-            if isinstance(o, AssignmentStmt):
-                self.annotation(o, o.unanalyzed_type)
-                if o.is_alias_def and isinstance(o.rvalue, StrExpr):  # X: TypeAlias = "..."
-                    self.annotation(o, parse_type_string(o.rvalue.value, "", o.line, o.column))
-                for lvalue in o.lvalues:
-                    self._target(lvalue, "__setitem__")
-            elif isinstance(o, OperatorAssignmentStmt):
-                self._target(o.lvalue, "__setitem__")
-            elif isinstance(o, DelStmt):
-                self._target(o.expr, "__delitem__")
-            self.expressions(o)
 
     def _function(self, o: FuncDef) -> None:
         self.annotation(o, o.unanalyzed_type)
@@ -261,6 +285,7 @@ class _Walker(SyntaxRules):  # one line of bases: mypyc compiles no diamond
         """The type rule, at most once a line, and only where no other rule found the line's
         construct (whose error already says what is wrong)."""
         rule = self.grants.types
+        judge = rule.problem
         lines = {finding[0] for finding in self.findings}
         refused = bool(self._refused)
         for expr, typ in self.types.items():
@@ -268,9 +293,7 @@ class _Walker(SyntaxRules):  # one line of bases: mypyc compiles no diamond
                 continue
             if refused and isinstance(expr, RefExpr) and self._was_refused(expr.fullname):
                 continue  # refused where it is imported
-            problem = rule.problem(
-                self._judged_type(expr, typ) if isinstance(expr, MemberExpr) else typ
-            )
+            problem = judge(self._judged_type(expr, typ) if type(expr) is MemberExpr else typ)
             if problem is None:
                 continue
             message, privileged = problem
