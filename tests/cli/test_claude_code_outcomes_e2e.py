@@ -316,3 +316,35 @@ def test_on_failure_of_a_parallel_group_is_each_hooks_own(
     assert tool_messages(server, 1)["c1"] == "ran: ls"
     [warning] = [line for line in err.splitlines() if "flaky check" in line]
     assert "exited with status 1" in warning
+
+
+def test_session_start_hooks_run_side_by_side_and_their_contexts_keep_file_order(
+    server: ReplayServer, workspace: Path
+) -> None:
+    timed = script(workspace, "timed.py", TIMED)
+
+    def starting(name: str, context: str) -> dict[str, object]:
+        return {
+            "type": "command",
+            "command": sys.executable,
+            "args": [str(timed), str(workspace / name), context],
+        }
+
+    hooks = {
+        "SessionStart": [
+            {"matcher": "startup", "hooks": [starting("first", "Rule one: be brief.")]},
+            {"hooks": [starting("second", "Rule two: cite files.")]},
+        ]
+    }
+    server.reply_json(chat_reply(text="ok"))
+    status, out, err = run_settings(server, workspace, hooks)
+
+    assert status == 0, err
+    assert out.strip() == "ok"
+    told = json.dumps(server.requests[0].body["messages"])
+    assert told.index("Rule one: be brief.") < told.index("Rule two: cite files.")
+    (a_start, a_end), (b_start, b_end) = (
+        json.loads((workspace / f"{name}.times").read_text()) for name in ("first", "second")
+    )
+    assert a_start < b_end  # each began before the other ended
+    assert b_start < a_end

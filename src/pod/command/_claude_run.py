@@ -90,13 +90,17 @@ class ClaudeRun:
         self, event_name: str, fields: Mapping[str, object], *, match: str | None = None
     ) -> list[SessionHookOutcome]:
         """Run the hooks of ``event_name`` that select ``match`` (default: the first field's
-        value: ``source``, ``reason``), in file order."""
+        value: ``source``, ``reason``) side by side, as Claude Code runs them; their
+        outcomes come back in file order."""
         selected = str(next(iter(fields.values())) if match is None else match)
-        return [
-            await hook.run(fields, session=self.session)
+        chosen = [
+            hook
             for hook in self.session_hooks
             if hook.event_name == event_name and hook.selects(selected)
         ]
+        return list(
+            await asyncio.gather(*(hook.run(fields, session=self.session) for hook in chosen))
+        )
 
     async def notify_waiting(self, paused: Paused) -> list[SessionHookOutcome]:
         """Claude Code's ``Notification``: the run waits for a human."""
