@@ -47,11 +47,6 @@ class HookSite(NamedTuple):
     def first_line(self) -> int:
         return self.node.defn.line if isinstance(self.node, TypeInfo) else self.node.line
 
-    @property
-    def last_line(self) -> int:
-        defn = self.node.defn if isinstance(self.node, TypeInfo) else self.node
-        return defn.end_line if defn.end_line is not None else defn.line
-
 
 @final
 class ModuleHooks:

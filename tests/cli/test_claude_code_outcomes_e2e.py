@@ -98,11 +98,21 @@ print(answer)
 """
 
 
+def timed_hook(workspace: Path, name: str, answer: str) -> dict[str, object]:
+    """A hook that runs TIMED (written once per workspace) as ``name``, printing ``answer``."""
+    timed = workspace / "timed.py"
+    if not timed.exists():
+        script(workspace, "timed.py", TIMED)
+    return {
+        "type": "command",
+        "command": sys.executable,
+        "args": [str(timed), str(workspace / name), answer],
+    }
+
+
 def test_hooks_of_one_event_run_in_parallel_and_deny_beats_allow(
     server: ReplayServer, workspace: Path
 ) -> None:
-    timed = script(workspace, "timed.py", TIMED)
-
     def answering(name: str, decision: str, context: str) -> dict[str, object]:
         answer = json.dumps(
             {
@@ -114,11 +124,7 @@ def test_hooks_of_one_event_run_in_parallel_and_deny_beats_allow(
                 }
             }
         )
-        return {
-            "type": "command",
-            "command": sys.executable,
-            "args": [str(timed), str(workspace / name), answer],
-        }
+        return timed_hook(workspace, name, answer)
 
     hooks = {
         "PreToolUse": [
@@ -321,19 +327,13 @@ def test_on_failure_of_a_parallel_group_is_each_hooks_own(
 def test_session_start_hooks_run_side_by_side_and_their_contexts_keep_file_order(
     server: ReplayServer, workspace: Path
 ) -> None:
-    timed = script(workspace, "timed.py", TIMED)
-
-    def starting(name: str, context: str) -> dict[str, object]:
-        return {
-            "type": "command",
-            "command": sys.executable,
-            "args": [str(timed), str(workspace / name), context],
-        }
-
     hooks = {
         "SessionStart": [
-            {"matcher": "startup", "hooks": [starting("first", "Rule one: be brief.")]},
-            {"hooks": [starting("second", "Rule two: cite files.")]},
+            {
+                "matcher": "startup",
+                "hooks": [timed_hook(workspace, "first", "Rule one: be brief.")],
+            },
+            {"hooks": [timed_hook(workspace, "second", "Rule two: cite files.")]},
         ]
     }
     server.reply_json(chat_reply(text="ok"))
