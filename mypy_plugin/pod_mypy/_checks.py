@@ -38,7 +38,6 @@ from ._features.tamed import Grants, check_hook_module
 from ._hooks import Collector, ModuleHooks
 from ._modules import Modules
 from ._report import HookEntry, HookModule, active, fail, record_finding, record_module
-from ._scan import ModuleExpressions
 
 __all__ = ["FUNCTION_HOOKS", "METHOD_HOOKS", "Checks"]
 
@@ -201,7 +200,7 @@ class Checks:
         code the plugin cannot see: that is refused wherever it happens."""
         if file.path.endswith(".pyi") or not file.defs:
             return
-        found = open_registration.open_registrations(file, ModuleExpressions(file))
+        found = open_registration.open_registrations(file)
         if not found:
             return
         checker = hooks.checker if hooks is not None else _find_checker(file)

@@ -60,7 +60,6 @@ class ModuleHooks:
         "is_host",
         "sites",
         "trusted",
-        "verdicts",
     )
 
     def __init__(self, checker: TypeChecker, trusted: frozenset[str]) -> None:
@@ -71,8 +70,6 @@ class ModuleHooks:
         self._calls: dict[int, tuple[object, ...]] = {}
         self._entries: set[tuple[int, HookEntry]] = set()
         self.sites: dict[int, HookSite] = {}
-        self.verdicts: dict[int, int] = {}
-        """Findings per site once walked (0: verified)."""
         """By node identity: callbacks may run more than once for a call (overloads, lambdas)."""
         self.errors: dict[tuple[int, str], tuple[Context, ErrorCode]] = {}
         """Deferred errors, by context identity and message."""
@@ -122,9 +119,6 @@ class Collector:
         self._last: ModuleHooks | None = None
         self.trusted = trusted
         """Installed packages whose declared hooks the user trusts (``trusted_packages``)."""
-        self.any_checker: TypeChecker | None = None
-        """A checker of this build: its error list is the build's (modules that register
-        nothing are still scanned for hidden registrations, and reported through it)."""
 
     def module(self, api: CheckerPluginInterface, context: Context) -> ModuleHooks | None:
         """The record of the module ``api`` is checking; ``None`` (and an error) if the
@@ -132,7 +126,6 @@ class Collector:
         if not isinstance(api, TypeChecker):
             api.fail(NEEDS_TYPE_CHECKER.format(api=type(api).__name__), context, code=HOOK_BOUNDARY)
             return None
-        self.any_checker = api
         last = self._last
         if last is not None and last.checker is api:
             return last  # the module of the previous callback: the common case

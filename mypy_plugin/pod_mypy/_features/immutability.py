@@ -43,7 +43,7 @@ from .._consts import (
 )
 from .._report import fail
 
-__all__ = ["is_deeply_immutable", "on_event_declared"]
+__all__ = ["on_event_declared"]
 
 
 _MODEL_LIBRARIES: Final = frozenset({"pydantic", "builtins"})
@@ -88,11 +88,6 @@ def _point_name(point: Expression | None) -> str:
     if isinstance(point, CallExpr) and point.args and isinstance(point.args[0], StrExpr):
         return point.args[0].value
     return point.name if isinstance(point, NameExpr | MemberExpr) else "?"
-
-
-def is_deeply_immutable(typ: Type) -> bool:
-    """Whether values of ``typ`` never change and hold nothing that does."""
-    return _mutable(typ, "", ()) is None
 
 
 def _mutable(typ: Type, path: str, seen: tuple[str, ...]) -> _Problem | None:

@@ -22,6 +22,7 @@ from mypy.nodes import (
     ARG_POS,
     AssignmentStmt,
     CallExpr,
+    CastExpr,
     Expression,
     MemberExpr,
     MypyFile,
@@ -29,11 +30,11 @@ from mypy.nodes import (
     RefExpr,
     Var,
 )
+from mypy.server.subexpr import get_subexpressions
 from mypy.types import AnyType, CallableType, Instance, Type, get_proper_type
 
 from .._consts import REGISTRY_CLASS
 from .._defs import function_of
-from .._scan import MEMBER_EXPR, NAME_EXPR, VAR, ModuleExpressions
 
 __all__ = ["open_registrations"]
 
@@ -68,16 +69,16 @@ def _registry_value(expr: Expression, variables: dict[Var, bool] | None = None) 
     """Whether ``expr`` holds a registry; ``variables`` keeps the answers by variable (a
     module passes the same ones often)."""
     kind = type(expr)  # mypy has no subclasses of these node classes
-    if kind is NAME_EXPR or kind is MEMBER_EXPR:
+    if kind is NameExpr or kind is MemberExpr:
         node = cast(RefExpr, expr).node
-        if type(node) is VAR:  # a variable, or a module's attribute: its stored type
+        if type(node) is Var:  # a variable, or a module's attribute: its stored type
             if variables is None:
                 return _is_registry(node.type)
             known = variables.get(node)
             if known is None:
                 known = variables[node] = _is_registry(node.type)
             return known
-        if kind is NAME_EXPR:
+        if kind is NameExpr:
             return False
     return _is_registry(_stored_type(expr))
 
@@ -100,33 +101,37 @@ def _stored_type(expr: Expression) -> Type | None:
     return expand_type_by_instance(symbol.node.type, owner)
 
 
-def open_registrations(
-    file: MypyFile, expressions: ModuleExpressions
-) -> list[tuple[int, int, str]]:
-    """``(line, column, message)`` for every registration the plugin could not see, given
-    every expression of the module."""
+def open_registrations(file: MypyFile) -> list[tuple[int, int, str]]:
+    """``(line, column, message)`` for every registration the plugin could not see."""
+    calls: list[CallExpr] = []
+    casts: list[CastExpr] = []
+    members: list[MemberExpr] = []
+    for expr in get_subexpressions(file):
+        if isinstance(expr, CallExpr):
+            calls.append(expr)
+        elif isinstance(expr, MemberExpr):
+            members.append(expr)
+        elif isinstance(expr, CastExpr):
+            casts.append(expr)
     found: list[tuple[int, int, str]] = []
     variables: dict[Var, bool] = {}
-    for call in expressions.calls:
+    for call in calls:
         for argument in call.args:
-            kind = type(argument)  # mypy has no subclasses of these two
-            if (kind is NAME_EXPR or kind is MEMBER_EXPR) and _registry_value(argument, variables):
+            kind = type(argument)
+            if (kind is NameExpr or kind is MemberExpr) and _registry_value(argument, variables):
                 found.extend(_call(call))
                 break
-    for cast_expr in expressions.casts:
+    for cast_expr in casts:
         if _registry_value(cast_expr.expr):
             found.append(
                 (cast_expr.line, cast_expr.column, HIDDEN.format(how="cast to another type"))
             )
     named_on = [
-        member
-        for member in expressions.members
-        if member.name == "on" and _registry_value(member.expr)
+        member for member in members if member.name == "on" and _registry_value(member.expr)
     ]
     if named_on:
-        callees = expressions.callees
-        aliased = [member for member in named_on if id(member) not in callees]
-        found.extend((member.line, member.column, ALIASED) for member in aliased)
+        callees = {id(call.callee) for call in calls}
+        found.extend((m.line, m.column, ALIASED) for m in named_on if id(m) not in callees)
     for statement in file.defs:
         if type(statement) is not AssignmentStmt or len(statement.lvalues) != 1:
             continue

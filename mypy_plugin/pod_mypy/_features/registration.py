@@ -229,8 +229,8 @@ def _is_hook_call(decorator: Expression) -> bool:
 
 def _hook_instance(expr: Expression, info: TypeInfo, hooks: ModuleHooks) -> str | None:
     """Why a value typed as a ``Hook`` subclass cannot be trusted as one, if it cannot: it
-    must be built right there, or be a variable of this module only ever bound to such
-    instances (checked with the module's provenance, see :mod:`.boundary`)."""
+    must be built right there, or be a variable (whose type hook modules cannot forge: no
+    ``cast``, no ``Any``)."""
     if isinstance(expr, CallExpr) and isinstance(expr.callee, RefExpr):
         built = expr.callee.node
         if isinstance(built, TypeInfo) and built.has_base(HOOK_BASE):
