@@ -26,7 +26,7 @@ from mypy.types import NoneType, Type, UnionType
 
 from ._config import read_settings
 from ._consts import FUNCTION_HOOK_NAMES, METHOD_HOOK_NAMES, SUPPORTED_MYPY
-from ._database import load
+from ._database import database_path, file_digest, load
 
 if TYPE_CHECKING:
     from ._checks import Checks
@@ -80,9 +80,11 @@ class PodPlugin(Plugin):
             typesheds.append(os.path.join(os.path.abspath(options.custom_typeshed_dir), ""))
         self._typesheds = tuple(typesheds)
         self._settings = read_settings(options.config_file)
-        self._database = load()
-        self._json_names = {entry.name for entry in self._database.table("json")}
-        self._config_data = f"{_SOURCE_HASH} {self._database.digest} {self._settings.cache_key()}"
+        self._database_path = database_path()
+        digest = file_digest(self._database_path)
+        self._config_data = f"{_SOURCE_HASH} {digest} {self._settings.cache_key()}"
+        self._json_names: set[str] | None = None
+        """The ``[json]`` functions, once a call is checked (the database is parsed then)."""
         self._loaded: Checks | None = None
         # mypy asks for a hook at every call it checks: a miss costs one set lookup, a hit one
         # more. Until a hook is first used, these stand-ins load the checks (a warm run that
@@ -98,7 +100,7 @@ class PodPlugin(Plugin):
         if self._loaded is None:
             from ._checks import Checks
 
-            checks = self._loaded = Checks(self._settings, self._database)
+            checks = self._loaded = Checks(self._settings, load(self._database_path))
             self._function_hooks = dict(checks.function_hooks)
             self._method_hooks = dict(checks.method_hooks)
         return self._loaded
@@ -114,7 +116,11 @@ class PodPlugin(Plugin):
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
         if fullname in FUNCTION_HOOK_NAMES:
             return self._function_hooks[fullname]
-        if fullname in self._json_names:
+        json_names = self._json_names
+        if json_names is None:
+            entries = load(self._database_path).table("json")
+            json_names = self._json_names = {entry.name for entry in entries}
+        if fullname in json_names:
             return partial(self._json_value, fullname.startswith("tomllib."))
         return None
 

@@ -106,9 +106,11 @@ class Rules:
         typ = self.types.get(receiver)
         if typ is None:
             self._report(context, MESSAGES["untyped"].format(name=name), HOOK_ESCAPE)
-            return
-        for info in self._classes(typ):
-            self._member(context, info, name)
+        elif type(typ) is Instance:  # the common case, without the generator
+            self._member(context, typ.type, name)
+        else:
+            for info in self._classes(typ):
+                self._member(context, info, name)
 
     def _classes(self, typ: Type) -> Iterator[TypeInfo]:
         proper = get_proper_type(typ)

@@ -268,6 +268,8 @@ class _Walker(SyntaxRules):  # one line of bases: mypyc compiles no diamond
         """A method read on a value is judged by its declared signature: the bound one adds
         only the receiver's type (judged as the receiver's own expression) and fresh type
         variables, so each ``registry.on`` would be a type of its own, judged anew."""
+        if not isinstance(get_proper_type(typ), (CallableType, Overloaded)):
+            return typ
         receiver = get_proper_type(self.types.get(expr.expr))
         if not isinstance(receiver, Instance):
             return typ
@@ -276,7 +278,6 @@ class _Walker(SyntaxRules):  # one line of bases: mypyc compiles no diamond
             isinstance(method, (FuncDef, OverloadedFuncDef))
             and not method.is_property
             and method.type is not None
-            and isinstance(get_proper_type(typ), (CallableType, Overloaded))
         ):
             return method.type
         return typ
@@ -286,9 +287,14 @@ class _Walker(SyntaxRules):  # one line of bases: mypyc compiles no diamond
         construct (whose error already says what is wrong)."""
         rule = self.grants.types
         judge = rule.problem
+        plain_answers = rule.by_class
         lines = {finding[0] for finding in self.findings}
         refused = bool(self._refused)
         for expr, typ in self.types.items():
+            # Most expressions are instances of a class without type arguments, answered
+            # once a class: settled here, without a call.
+            if type(typ) is Instance and not typ.args and plain_answers.get(typ.type, "") is None:
+                continue
             if expr.line in lines:
                 continue
             if refused and isinstance(expr, RefExpr) and self._was_refused(expr.fullname):

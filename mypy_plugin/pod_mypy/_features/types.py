@@ -78,22 +78,23 @@ class TypeRule:
         self._by_id: dict[int, tuple[Type, str | None]] = {}
         """The same answers by the type object (kept alive here, so its id stays its own):
         most expressions share their type object with others, and hashing a type walks it."""
-        self._by_class: dict[TypeInfo, str | None] = {}
+        self.by_class: dict[TypeInfo, str | None] = {}
+        """The answers for instances of a class without type arguments."""
         self._any_met = False
 
     def forget(self) -> None:
         self._known.clear()
         self._by_id.clear()
-        self._by_class.clear()
+        self.by_class.clear()
 
     def problem(self, typ: Type) -> tuple[str, bool] | None:
         """What is wrong with a hook-code expression of type ``typ``: (message, privileged)."""
         proper = get_proper_type(typ)
         if isinstance(proper, Instance) and not proper.args:  # most are: one answer a class
-            found = self._by_class.get(proper.type, _MISSING)
+            found = self.by_class.get(proper.type, _MISSING)
             if found is _MISSING:
                 found = self._instance(proper, value=True, seen=set())
-                self._by_class[proper.type] = found
+                self.by_class[proper.type] = found
         else:
             same = self._by_id.get(id(typ))
             found = same[1] if same is not None and same[0] is typ else self._answer(typ)
