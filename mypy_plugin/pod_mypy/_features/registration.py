@@ -229,8 +229,9 @@ def _is_hook_call(decorator: Expression) -> bool:
 
 def _hook_instance(expr: Expression, info: TypeInfo, hooks: ModuleHooks) -> str | None:
     """Why a value typed as a ``Hook`` subclass cannot be trusted as one, if it cannot: it
-    must be built right there, or be a variable (whose type hook modules cannot forge: no
-    ``cast``, no ``Any``)."""
+    must be built right there, or be a variable (typed as mypy types it: hook modules have
+    no ``cast`` and no ``Any``; docs/plugin.md, "Known escapes", lists where mypy is
+    unsound all the same)."""
     if isinstance(expr, CallExpr) and isinstance(expr.callee, RefExpr):
         built = expr.callee.node
         if isinstance(built, TypeInfo) and built.has_base(HOOK_BASE):
