@@ -164,6 +164,67 @@ MUTABLE_MODEL: Final = (
     'HookEvent "{event}" {side} must be deeply immutable: {path} is a {kind} without frozen=True'
 )
 MESSAGES: Final = {
+    "reflective": (
+        'reading "{name}" is not allowed in hook code, whatever the receiver\'s type: it leads '
+        "to frames (the run's locals and globals); hooks receive what they need as their Input"
+    ),
+    "reflective_defined": (
+        'a hook-module class may not define "{name}": it is the name of a member that leads '
+        "to frames, and hook code may not read it; rename it"
+    ),
+    "namedtuple_make": (
+        "NamedTuple._make takes an iterable of anything and mypy believes the fields' types: "
+        "build it with the class call, Point(x, y)"
+    ),
+    "exit_parameters": (
+        "{name} must accept what with passes (type[BaseException] | None, BaseException | "
+        "None, TracebackType | None): annotate its parameters so, or as *exc: object"
+    ),
+    "variance": (
+        "TypeVar({name}=True) is not allowed in hook code: mypy lets a mutable attribute of "
+        "a variant type variable hold a value of another class; use an invariant TypeVar"
+    ),
+    "cache_indirect": (
+        "a functools cache accepts any hashable argument: call the cached function by its "
+        "name (f(...), self.f(...)), where its parameters are checked"
+    ),
+    "cache_arguments": (
+        "the arguments of this cached call do not match the function it caches (a functools "
+        "cache accepts any hashable argument): pass what the function's parameters declare"
+    ),
+    "cache_value": (
+        "a functools cache used as a value is called unchecked (it accepts any hashable "
+        "argument): call it by its name, or pass a lambda that calls it"
+    ),
+    "ellipsis_call": (
+        "calling a Callable[..., T] is not checked against the function it holds: give the "
+        "callable its parameter types (Callable[[int], T])"
+    ),
+    "ellipsis_annotation": (
+        "Callable[..., T] is not allowed in hook code: mypy calls what it holds unchecked; "
+        "give the parameter types (Callable[[int], T]), or a ParamSpec"
+    ),
+    "tuple_type_call": (
+        "calling a type[tuple[...]] may build a NamedTuple from arguments mypy checks only "
+        "against tuple: call the class itself"
+    ),
+    "untyped_callback": (
+        "this hook-module callable is handed to a parameter that does not type what it is "
+        "called with (Callable[..., T] or Any): call it yourself (a loop, a comprehension)"
+    ),
+    "narrowed": (
+        'the narrowed type of "{name}" is not kept by the run: a call between the check and '
+        "this read can rebind it; narrow a local copy (x = self.x; if isinstance(x, C): ...)"
+    ),
+    "library_override": (
+        'a hook-module class may not redefine "{name}" of library class "{base}": the '
+        "library's own code (caches, comparisons) trusts it; add a method of another name"
+    ),
+    "constructor": (
+        'class "{cls}": {name} narrows a parameter of "{base}".{name} to a hook class; '
+        "through type[{base}] it receives what the base accepts; keep the base's parameter "
+        "types (narrow with isinstance inside)"
+    ),
     "untamed": "{what} is not tamed",
     "untamed_fix": (
         ": a hook module may name only pod's hook API, the taming database "

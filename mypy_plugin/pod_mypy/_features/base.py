@@ -17,6 +17,7 @@ from mypy.nodes import (
     Expression,
     MemberExpr,
     MypyFile,
+    NameExpr,
     RefExpr,
     TypeInfo,
 )
@@ -82,6 +83,11 @@ class Rules:
         """Modules and names refused at their import: their uses say nothing more."""
         self._skip: set[int] = set()
         """Expressions already judged by an enclosing rule (``getattr``'s callee, ...)."""
+        self._nonlocals: set[str] = set()
+        self._narrowed_locals: list[tuple[NameExpr, str]] = []
+        """Narrowed reads of locals, refused if a nested function rebinds them (nonlocal)."""
+        self._cache_uses: set[int] = set()
+        """Expressions of a functools cache that are called or have a member read."""
 
     def _report(self, context: Context, message: str, code: ErrorCode) -> None:
         key = (context.line, message)

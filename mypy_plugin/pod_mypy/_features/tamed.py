@@ -14,7 +14,8 @@ One walk of the whole module (module level, class bodies, every function) checks
 
 The walk is here; the rules live one family a file: :mod:`.names` (imports, names, members),
 :mod:`.syntax` (calls by name, operators, assignments, classes, conditions, ignores),
-:mod:`.types`, with what they share in :mod:`.base` and what a build grants in :mod:`.grants`.
+:mod:`.soundness` (where mypy believes a type the run does not keep), :mod:`.types`, with
+what they share in :mod:`.base` and what a build grants in :mod:`.grants`.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from mypy.nodes import (
     MypyFile,
     NameExpr,
     Node,
+    NonlocalDecl,
     OperatorAssignmentStmt,
     OpExpr,
     OverloadedFuncDef,
@@ -77,7 +79,7 @@ from mypy.types import (
 from .._consts import HOOK_BOUNDARY, HOOK_ESCAPE, HOOK_UNTAMED, MESSAGES
 from .base import Finding
 from .grants import Grants
-from .syntax import SyntaxRules
+from .soundness import SoundnessRules
 from .types import shown
 
 __all__ = ["Finding", "Grants", "check_hook_module"]
@@ -119,13 +121,14 @@ def check_hook_module(
     walker.statements(file.defs)
     walker.check_types()
     walker.check_ignores()
+    walker.check_soundness()
     findings = walker.findings
     findings.sort(key=lambda finding: (finding[0], finding[1]))
     return findings
 
 
 @final
-class _Walker(SyntaxRules):  # one line of bases: mypyc compiles no diamond
+class _Walker(SoundnessRules):  # one line of bases: mypyc compiles no diamond
     """One walk of a hook module: every statement and expression, each handed to its rule."""
 
     def expressions(self, node: Node | None) -> None:
@@ -160,6 +163,7 @@ class _Walker(SyntaxRules):  # one line of bases: mypyc compiles no diamond
     def _simple(self, o: Statement) -> None:
         if isinstance(o, AssignmentStmt):
             self.annotation(o, o.unanalyzed_type)
+            self.annotation_callables(o, o.type)
             if o.is_alias_def and isinstance(o.rvalue, StrExpr):  # X: TypeAlias = "..."
                 self.annotation(o, parse_type_string(o.rvalue.value, "", o.line, o.column))
             for lvalue in o.lvalues:
@@ -168,6 +172,8 @@ class _Walker(SyntaxRules):  # one line of bases: mypyc compiles no diamond
             self._target(o.lvalue, "__setitem__")
         elif isinstance(o, DelStmt):
             self._target(o.expr, "__delitem__")
+        elif isinstance(o, NonlocalDecl):
+            self.note_nonlocals(o.names)
         self.expressions(o)
 
     def _compound(self, o: Statement) -> None:  # noqa: PLR0915 (one branch per statement kind)
@@ -226,12 +232,15 @@ class _Walker(SyntaxRules):  # one line of bases: mypyc compiles no diamond
         elif isinstance(o, MatchStmt):
             self.expressions(o.subject)
             for pattern, guard, body in zip(o.patterns, o.guards, o.bodies, strict=False):
+                self.patterns(pattern)
                 self.expressions(pattern)
                 self.expressions(guard)
                 self.block(body)
 
     def _function(self, o: FuncDef) -> None:
         self.annotation(o, o.unanalyzed_type)
+        self.annotation_callables(o, o.type)
+        self.exit_parameters(o)
         self._functions.append(o.name)
         for argument in o.arguments:
             self.expressions(argument.initializer)
