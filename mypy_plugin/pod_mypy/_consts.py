@@ -196,10 +196,6 @@ MESSAGES: Final = {
         "a functools cache used as a value is called unchecked (it accepts any hashable "
         "argument): call it by its name, or pass a lambda that calls it"
     ),
-    "ellipsis_call": (
-        "calling a Callable[..., T] is not checked against the function it holds: give the "
-        "callable its parameter types (Callable[[int], T])"
-    ),
     "ellipsis_annotation": (
         "Callable[..., T] is not allowed in hook code: mypy calls what it holds unchecked; "
         "give the parameter types (Callable[[int], T]), or a ParamSpec"

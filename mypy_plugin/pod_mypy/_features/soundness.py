@@ -71,7 +71,7 @@ from mypy.types import (
     get_proper_type,
 )
 
-from .._consts import HOOK_BASE, HOOK_ESCAPE, MESSAGES
+from .._consts import HOOK_ESCAPE, MESSAGES
 from .syntax import SyntaxRules
 
 __all__ = ["REFLECTIVE", "SoundnessRules"]
@@ -108,6 +108,9 @@ from a frame to every caller's locals and globals."""
 
 _EXITS: Final = frozenset({"__exit__", "__aexit__"})
 _CACHE_WRAPPER: Final = "functools._lru_cache_wrapper"
+_DISPATCHERS: Final = frozenset(
+    {"functools._SingleDispatchCallable", "functools.singledispatchmethod"}
+)
 _TYPE_VARS: Final = frozenset({"typing.TypeVar", "typing_extensions.TypeVar"})
 _VARIANCE: Final = frozenset({"covariant", "contravariant"})
 _CHECKS_ITS_CALLS: Final = frozenset({"functools.partial"})
@@ -236,8 +239,6 @@ class SoundnessRules(SyntaxRules):
         if _is_cache(callee_type):
             self._cache_uses.add(id(callee))
             self._cache_call(o)
-        elif isinstance(callee_type, CallableType) and callee_type.is_ellipsis_args:
-            self._report(o, MESSAGES["ellipsis_call"], HOOK_ESCAPE)
         elif isinstance(callee_type, TypeType) and _is_tuple(callee_type.item):
             self._report(o, MESSAGES["tuple_type_call"], HOOK_ESCAPE)
         if isinstance(callee_type, (CallableType, Overloaded)) and not (
@@ -322,6 +323,37 @@ class SoundnessRules(SyntaxRules):
                     if self._hook_callable(o.args[index]):
                         self._report(o.args[index], MESSAGES["untyped_callback"], HOOK_ESCAPE)
                         return
+
+    def decorated(self, o: Decorator) -> None:
+        """A decorator is a call too: one whose parameter does not type the function's
+        parameters (``@dispatch.register(str)``, ``@functools.singledispatch``) calls it with
+        what mypy never checked. ``functools`` caches are checked where they are called, and a
+        bare ``@dispatch.register`` dispatches on the function's own annotation."""
+        function = o.func.type
+        if not isinstance(function, CallableType) or all(
+            _is_object(arg)
+            for arg in function.arg_types[1 if o.func.info is not FUNC_NO_INFO else 0 :]
+        ):
+            return
+        decorator = o.decorators[-1] if o.decorators else None  # the one handed the function
+        if decorator is None or _dispatch_register(decorator, self.types):
+            return
+        typ = get_proper_type(self.types.get(decorator))
+        signatures = (
+            typ.items
+            if isinstance(typ, Overloaded)
+            else [typ]
+            if isinstance(typ, CallableType)
+            else []
+        )
+        for signature in signatures:
+            if _is_cache(signature.ret_type) or not signature.arg_types:
+                continue
+            if signature.arg_kinds[0] in (ARG_POS, ARG_OPT) and _untyped_callable(
+                signature.arg_types[0]
+            ):
+                self._report(decorator, MESSAGES["untyped_callback"], HOOK_ESCAPE)
+                return
 
     def _hook_callable(self, expr: Expression) -> bool:
         """Whether calling ``expr`` runs hook-module code that trusts its parameters' types."""
@@ -425,7 +457,9 @@ class SoundnessRules(SyntaxRules):
             self._reflective(o, name, "reflective_defined")
         for statement in o.defs.body:
             for name in _defined_methods(statement):
-                self._library_override(o, name)
+                symbol = info.names.get(name)
+                if symbol is not None and not symbol.plugin_generated:  # not a plugin's method
+                    self._library_override(o, name)
         for name in ("__init__", "__new__"):
             self._constructor_override(o, name)
 
@@ -437,8 +471,8 @@ class SoundnessRules(SyntaxRules):
         base = next((base for base in o.info.mro[1:] if name in base.names), None)
         if base is None or base.fullname == "builtins.object":
             return
-        if self.grants.own_code(base.fullname, self.here) or base.fullname == HOOK_BASE:
-            return  # its own code, or the hook API's base, whose __call__ is there to define
+        if base.fullname not in self.tamed.whole and base.fullname not in self.tamed.types:
+            return  # hook code's own, the hook API's, a capability's, or refused as a base
         node = base.names[name].node
         function = node.func if isinstance(node, Decorator) else node
         if isinstance(function, FuncDef) and function.abstract_status != NOT_ABSTRACT:
@@ -534,6 +568,14 @@ def _defined_methods(statement: object) -> list[str]:
             if isinstance(lvalue, NameExpr) and lvalue.name.startswith("__")
         ]
     return []
+
+
+def _dispatch_register(decorator: Expression, types: dict[Expression, Type]) -> bool:
+    """``@dispatch.register`` written bare: singledispatch dispatches on the annotation."""
+    if not isinstance(decorator, MemberExpr) or decorator.name != "register":
+        return False
+    receiver = get_proper_type(types.get(decorator.expr))
+    return isinstance(receiver, Instance) and receiver.type.fullname in _DISPATCHERS
 
 
 def _is_cache(typ: Type | None) -> bool:

@@ -188,6 +188,7 @@ class _Walker(SoundnessRules):  # one line of bases: mypyc compiles no diamond
         elif isinstance(o, Decorator):
             for decorator in o.decorators:
                 self.expressions(decorator)
+            self.decorated(o)
             self._function(o.func)
         elif isinstance(o, OverloadedFuncDef):
             for item in o.items:
