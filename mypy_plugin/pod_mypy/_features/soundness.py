@@ -417,14 +417,15 @@ class SoundnessRules(SyntaxRules):
         read = self.types.get(expr)
         if declared is None or read is None:
             return False
+        if is_same_type(read, declared) or isinstance(get_proper_type(read), NoneType):
+            return False
         proper = get_proper_type(declared)
         if isinstance(proper, UnionType):
             kept = [
                 item for item in proper.items if not isinstance(get_proper_type(item), NoneType)
             ]
-            declared = make_simplified_union(kept)
-        if is_same_type(read, declared) or isinstance(get_proper_type(read), NoneType):
-            return False
+            if is_same_type(read, make_simplified_union(kept)):
+                return False  # only None removed: a call that rebinds it to None fails loudly
         return self._holds_own_class(read, 0)
 
     def note_nonlocals(self, names: list[str]) -> None:
