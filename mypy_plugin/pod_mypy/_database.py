@@ -31,7 +31,16 @@ __all__ = [
     "resolve",
 ]
 
-DATABASE_TABLES: Final = ("classes", "types", "members", "functions", "values", "json", "refused")
+DATABASE_TABLES: Final = (
+    "classes",
+    "types",
+    "members",
+    "functions",
+    "values",
+    "json",
+    "refused",
+    "reflective",
+)
 """The file's tables, in the order ``docs/plugin.md`` renders them."""
 
 
@@ -173,10 +182,14 @@ class Tamed:
             entry.name: entry.text for entry in raw.entries if entry.table == "refused"
         }
         """Full names (and public names) with the fix their refusal shows."""
+        self.reflective: frozenset[str] = frozenset(
+            entry.name for entry in raw.entries if entry.table == "reflective"
+        )
+        """Member names refused on every receiver (they lead to frames); not resolved."""
         self.modules: set[str] = set()
         """Modules hook code may import: those the database names something of."""
         self.unresolved: list[Entry] = []
-        self._pending: list[Entry] = list(raw.entries)
+        self._pending: list[Entry] = [e for e in raw.entries if e.table != "reflective"]
         self._absent: list[Entry] = []
         """Pending entries whose module is not in the build: looked at again only when the
         build has more modules."""
@@ -271,6 +284,10 @@ _TABLE_TITLES: Final = {
     "values": "Module-level values",
     "json": "Functions re-typed to return a JSON value instead of Any",
     "refused": "Refused on purpose, with the fix the error shows",
+    "reflective": (
+        "Member names refused on every receiver, whatever its type, and as names a "
+        "hook-module class defines"
+    ),
 }
 
 
@@ -281,7 +298,9 @@ def render_markdown(raw: RawDatabase) -> str:
         entries = sorted(raw.table(table), key=lambda entry: entry.name)
         if not entries:
             continue
-        column = "fix" if table == "refused" else "why it cannot reach process state"
+        column = {"refused": "fix", "reflective": "where it leads"}.get(
+            table, "why it cannot reach process state"
+        )
         lines += [f"#### {_TABLE_TITLES[table]} ({len(entries)})", "", f"| name | {column} |"]
         lines.append("|---|---|")
         lines += [f"| `{entry.name}` | {_cell(entry.text)} |" for entry in entries]

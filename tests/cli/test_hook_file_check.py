@@ -189,3 +189,44 @@ def test_quoted_annotations_are_checked_as_the_code_get_type_hints_runs(tmp_path
     assert all("Annotated" in line or "process I/O" in line for line in errors[:-1]), stderr
     assert "hook-annotation: a quoted annotation must be a type" in errors[-1], stderr
     assert not (tmp_path / "ran").exists()
+
+
+FRAMES = """
+from pod import Continue, HookRegistry, ToolCallSummary, events
+
+registry = HookRegistry()
+
+
+class View:
+    name = "view"
+
+
+@registry.on(events.PRE_TOOL_CALL)
+def look(call: ToolCallSummary) -> Continue:
+    view = View()
+    print(view.tb_frame.f_back)
+    print(getattr(view, "f_globals"), getattr(view, "name"))
+    match view:
+        case View(gi_frame=frame):
+            print(frame)
+    return Continue()
+"""
+
+
+def test_members_that_lead_to_frames_are_refused_on_any_receiver(tmp_path: Path) -> None:
+    # the loader sees no types: a [reflective] name is refused whatever holds it, as the
+    # plugin refuses it whatever type mypy was made to believe (docs/plugin.md, "Soundness")
+    (tmp_path / "frames.py").write_text(FRAMES)
+    code, stderr = _run(tmp_path, "--hooks=frames.py:registry")
+    assert code == 2, stderr
+    frames = tmp_path / "frames.py"
+    errors = [line for line in stderr.splitlines() if line.startswith("pod run: error: ")]
+    shown = [line.removeprefix("pod run: error: ") for line in errors]
+    assert [line.partition(": hook-escape: ")[0] for line in shown] == [
+        f"{frames}:14",
+        f"{frames}:14",
+        f"{frames}:15",
+        f"{frames}:17",
+    ], stderr
+    assert "`.f_back` is refused: a frame's caller" in stderr
+    assert "`.f_globals` is refused: a frame's globals" in stderr

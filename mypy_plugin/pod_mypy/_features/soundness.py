@@ -4,8 +4,9 @@ members that reach every frame from a wrongly typed object (``docs/plugin.md``, 
 mypy is not sound everywhere: an object can get a hook-module class as its static type while
 being a traceback, a logger or another class's instance. Two layers answer that:
 
-- the reflective members of frames, tracebacks, generators, coroutines, cells and tasks are
-  refused by name, whatever the receiver's type, and a hook class may not define them;
+- the reflective members of frames, tracebacks, generators, coroutines, cells and tasks
+  (the database's ``[reflective]`` table) are refused by name, whatever the receiver's type,
+  and a hook class may not define them;
 - the unsound spots the red team of 2026-12-02 used are closed one by one: ``__exit__``'s
   parameters, calls of ``functools`` caches, callbacks handed to formals that do not type
   their parameters, ``NamedTuple._make``, variant type variables, narrowings of globals and
@@ -74,37 +75,7 @@ from mypy.types import (
 from .._consts import HOOK_ESCAPE, MESSAGES
 from .syntax import SyntaxRules
 
-__all__ = ["REFLECTIVE", "SoundnessRules"]
-
-REFLECTIVE: Final = frozenset(
-    {
-        "tb_frame",
-        "tb_next",
-        "f_back",
-        "f_builtins",
-        "f_code",
-        "f_generator",
-        "f_globals",
-        "f_locals",
-        "f_trace",
-        "gi_code",
-        "gi_frame",
-        "gi_yieldfrom",
-        "cr_await",
-        "cr_code",
-        "cr_frame",
-        "cr_origin",
-        "ag_await",
-        "ag_code",
-        "ag_frame",
-        "cell_contents",
-        "get_coro",
-        "get_stack",
-        "print_stack",
-    }
-)
-"""Members that lead from a traceback, generator, coroutine, cell or task to frames, and
-from a frame to every caller's locals and globals."""
+__all__ = ["SoundnessRules"]
 
 _EXITS: Final = frozenset({"__exit__", "__aexit__"})
 _CACHE_WRAPPER: Final = "functools._lru_cache_wrapper"
@@ -136,7 +107,7 @@ class SoundnessRules(SyntaxRules):
     # -- reflective members ---------------------------------------------------------------
 
     def _reflective(self, context: Context, name: str, key: str = "reflective") -> bool:
-        if name in REFLECTIVE:
+        if name in self.tamed.reflective:
             self._report(context, MESSAGES[key].format(name=name), HOOK_ESCAPE)
             return True
         return False

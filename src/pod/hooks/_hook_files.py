@@ -24,7 +24,17 @@ from ._errors import PodUsageError
 __all__ = ["HookFileError", "TamingDatabase", "check_hook_file", "taming_database"]
 
 DATABASE_PATH: Final = Path(__file__).with_name("taming.toml")
-TABLES: Final = ("classes", "types", "members", "functions", "values", "json", "refused")
+TABLES: Final = (
+    "classes",
+    "types",
+    "members",
+    "functions",
+    "values",
+    "json",
+    "refused",
+    "reflective",
+)
+_NOT_TAMING: Final = frozenset({"refused", "reflective"})
 HOOK_API_MODULES: Final = frozenset({"pod", "pod.events", "pod.hooks"})
 _CONDITIONS: Final = frozenset({"TYPE_CHECKING", "MYPY"})
 _BY_LITERAL: Final = frozenset({"getattr", "hasattr"})
@@ -46,19 +56,23 @@ class TamingDatabase(NamedTuple):
     tables: Mapping[str, Mapping[str, str]]
 
     def tamed(self, name: str) -> bool:
-        return any(name in self.tables[table] for table in TABLES if table != "refused")
+        return any(name in self.tables[table] for table in TABLES if table not in _NOT_TAMING)
 
     def names_something_of(self, module: str) -> bool:
         prefix = module + "."
         return any(
             name.startswith(prefix)
             for table in TABLES
-            if table != "refused"
+            if table not in _NOT_TAMING
             for name in self.tables[table]
         )
 
     def fix(self, name: str, default: str) -> str:
         return self.tables["refused"].get(name, default)
+
+    def leads_to_frames(self, member: str) -> str | None:
+        """Where a ``[reflective]`` member name leads, if it is one."""
+        return self.tables["reflective"].get(member)
 
 
 @cache
@@ -238,7 +252,10 @@ class _Checker(ast.NodeVisitor):
         if isinstance(function, ast.Name) and function.id in _BY_LITERAL:
             attribute = node.args[1] if len(node.args) > 1 else None
             literal = isinstance(attribute, ast.Constant) and isinstance(attribute.value, str)
-            if literal and not str(attribute.value).startswith("__"):  # type: ignore[union-attr]
+            name = str(attribute.value) if literal else ""  # type: ignore[union-attr]
+            if literal and self._reflective(node, name):
+                return
+            if literal and not name.startswith("__"):
                 for child in [*node.args, *node.keywords]:
                     self.visit(child)
                 return
@@ -252,7 +269,9 @@ class _Checker(ast.NodeVisitor):
             and isinstance(value.func, ast.Name)
             and value.func.id == "super"
         )
-        if attribute.startswith("__") and attribute.endswith("__") and not calls_super:
+        if self._reflective(node, attribute):
+            pass
+        elif attribute.startswith("__") and attribute.endswith("__") and not calls_super:
             self._refuse(
                 node,
                 "hook-dunder",
@@ -266,6 +285,17 @@ class _Checker(ast.NodeVisitor):
                     "hook-untamed",
                     self.database.fix(full, f"`{full}` is not tamed: use a name taming.toml lists"),
                 )
+        self.generic_visit(node)
+
+    def _reflective(self, node: ast.AST, member: str) -> bool:
+        leads = self.database.leads_to_frames(member)
+        if leads is not None:
+            self._refuse(node, "hook-escape", f"`.{member}` is refused: {leads}")
+        return leads is not None
+
+    def visit_MatchClass(self, node: ast.MatchClass) -> None:
+        for member in node.kwd_attrs:  # case C(name=...) reads the attribute
+            self._reflective(node, member)
         self.generic_visit(node)
 
     # -- quoted annotations ----------------------------------------------------------------
