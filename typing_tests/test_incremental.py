@@ -93,6 +93,11 @@ EDITS = {
         + HELPERS
         + "\n\nif TYPE_CHECKING:\n    LIMIT = 1\nelse:\n    LIMIT = 2\n",
     ),
+    # the soundness rules: an __exit__ whose parameters are another hook module's class
+    "soundness": (
+        "helpers.py",
+        HELPERS + "\n\nclass Grab:\n    def __exit__(self, *exc: Box) -> None:\n        pass\n",
+    ),
     # what a hook module is: the sibling stops declaring its hook, so importing it is refused
     "hook module": ("sibling.py", "def declared(value: object) -> None:\n    pass\n"),
 }
