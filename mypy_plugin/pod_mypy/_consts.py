@@ -196,6 +196,10 @@ MESSAGES: Final = {
         "a functools cache used as a value is called unchecked (it accepts any hashable "
         "argument): call it by its name, or pass a lambda that calls it"
     ),
+    "partial_value": (
+        "a functools.partial handed on as a value is called unchecked (its __call__ takes "
+        "any argument): call it here, or hand on a lambda that calls the function"
+    ),
     "ellipsis_annotation": (
         "Callable[..., T] is not allowed in hook code: mypy calls what it holds unchecked; "
         "give the parameter types (Callable[[int], T]), or a ParamSpec"

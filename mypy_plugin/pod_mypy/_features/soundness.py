@@ -86,6 +86,10 @@ _TYPE_VARS: Final = frozenset({"typing.TypeVar", "typing_extensions.TypeVar"})
 _VARIANCE: Final = frozenset({"covariant", "contravariant"})
 _CHECKS_ITS_CALLS: Final = frozenset({"functools.partial"})
 """Library callables mypy checks the calls of against the callable they are handed."""
+_CALLED_ONLY: Final = frozenset({_CACHE_WRAPPER, "functools.partial"})
+"""Callables whose ``__call__`` takes any argument: mypy (or this rule, for caches) checks a
+call only where it is written, so they may be called, bound to a name and have members read,
+but not handed on (``map(partial(f), xs)`` calls ``f`` unchecked)."""
 _OVERRIDABLE: Final = frozenset(
     {
         "__init__",
@@ -123,7 +127,7 @@ class SoundnessRules(SyntaxRules):
             if o.name == "_make":
                 self._report(o, MESSAGES["namedtuple_make"], HOOK_ESCAPE)
                 return
-            if _is_cache(self.types.get(receiver)):
+            if _called_only(self.types.get(receiver)):
                 self._cache_uses.add(id(receiver))
             self._narrowed_attribute(o)
         super()._member_expr(o)
@@ -207,8 +211,9 @@ class SoundnessRules(SyntaxRules):
         callee_type = get_proper_type(self.types.get(callee))
         if isinstance(callee, RefExpr) and callee.fullname in _TYPE_VARS:
             self._variance(o)
-        if _is_cache(callee_type):
+        if _called_only(callee_type):
             self._cache_uses.add(id(callee))
+        if _is_cache(callee_type):
             self._cache_call(o)
         elif isinstance(callee_type, TypeType) and _is_tuple(callee_type.item):
             self._report(o, MESSAGES["tuple_type_call"], HOOK_ESCAPE)
@@ -496,9 +501,16 @@ class SoundnessRules(SyntaxRules):
                 self._report(read, MESSAGES["narrowed"].format(name=name), HOOK_ESCAPE)
         uses = self._cache_uses
         for expr, typ in self.types.items():
-            cache = type(typ) is Instance and typ.type.fullname == _CACHE_WRAPPER
-            if cache and id(expr) not in uses:
-                self._report(expr, MESSAGES["cache_value"], HOOK_ESCAPE)
+            if type(typ) is not Instance or typ.type.fullname not in _CALLED_ONLY:
+                continue
+            if id(expr) not in uses:
+                key = "cache_value" if typ.type.fullname == _CACHE_WRAPPER else "partial_value"
+                self._report(expr, MESSAGES[key], HOOK_ESCAPE)
+
+    def bind(self, o: AssignmentStmt) -> None:
+        """``p = functools.partial(f, x)``: a name holds it, and its uses are judged."""
+        if all(isinstance(lvalue, NameExpr) for lvalue in o.lvalues):
+            self._cache_uses.update(id(expr) for expr in [o.rvalue, *o.lvalues])
 
 
 def _received(theirs: CallableType, index: int, kind: object, name: str | None) -> Type | None:
@@ -548,6 +560,11 @@ def _dispatch_register(decorator: Expression, types: dict[Expression, Type]) -> 
         return False
     receiver = get_proper_type(types.get(decorator.expr))
     return isinstance(receiver, Instance) and receiver.type.fullname in _DISPATCHERS
+
+
+def _called_only(typ: Type | None) -> bool:
+    proper = get_proper_type(typ)
+    return isinstance(proper, Instance) and proper.type.fullname in _CALLED_ONLY
 
 
 def _is_cache(typ: Type | None) -> bool:

@@ -164,6 +164,7 @@ class _Walker(SoundnessRules):  # one line of bases: mypyc compiles no diamond
         if isinstance(o, AssignmentStmt):
             self.annotation(o, o.unanalyzed_type)
             self.annotation_callables(o, o.type)
+            self.bind(o)
             if o.is_alias_def and isinstance(o.rvalue, StrExpr):  # X: TypeAlias = "..."
                 self.annotation(o, parse_type_string(o.rvalue.value, "", o.line, o.column))
             for lvalue in o.lvalues:
