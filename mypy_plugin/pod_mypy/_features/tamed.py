@@ -14,7 +14,8 @@ One walk of the whole module (module level, class bodies, every function) checks
 
 The walk is here; the rules live one family a file: :mod:`.names` (imports, names, members),
 :mod:`.syntax` (calls by name, operators, assignments, classes, conditions, ignores),
-:mod:`.soundness` (where mypy believes a type the run does not keep), :mod:`.types`, with
+:mod:`.soundness` and :mod:`.retyping` (where mypy believes a type the run does not keep),
+:mod:`.types`, with
 what they share in :mod:`.base` and what a build grants in :mod:`.grants`.
 """
 
