@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from mypy.expandtype import expand_type_by_instance
 from mypy.nodes import (
     ARG_NAMED,
     ARG_OPT,
@@ -34,6 +35,8 @@ from mypy.nodes import (
     Decorator,
     Expression,
     FuncDef,
+    IndexExpr,
+    IntExpr,
     MemberExpr,
     MypyFile,
     NameExpr,
@@ -61,6 +64,7 @@ from mypy.types import (
     Overloaded,
     TupleType,
     Type,
+    TypedDictType,
     TypeType,
     TypeVarType,
     UnionType,
@@ -112,7 +116,7 @@ class SoundnessRules(RetypingRules):
                 return
             if called_only(self.types.get(receiver)):
                 self._cache_uses.add(id(receiver))
-            self._narrowed_attribute(o)
+        self._narrowed_attribute(o)
         super()._member_expr(o)
 
     def _getattr(self, o: CallExpr, function: str) -> None:
@@ -202,32 +206,76 @@ class SoundnessRules(RetypingRules):
             self._report(o, MESSAGES["narrowed"].format(name=o.name), HOOK_ESCAPE)
 
     def _narrowed_attribute(self, o: MemberExpr) -> None:
-        typ = get_proper_type(self.types.get(o.expr))
-        if not isinstance(typ, Instance) or not self.grants.own_code(typ.type.fullname, self.here):
+        """``self.x``, ``Class.x`` or ``module.x`` of hook code, read under a narrowed type."""
+        receiver = o.expr
+        node = receiver.node if isinstance(receiver, RefExpr) else None
+        if isinstance(node, MypyFile):
+            owner = node.fullname
+            found = o.node
+        else:
+            typ = get_proper_type(self.types.get(receiver))
+            info = node if isinstance(node, TypeInfo) else None
+            if info is None and isinstance(typ, Instance):
+                info = typ.type
+            if info is None:
+                return
+            owner = info.fullname
+            symbol = info.get(o.name)
+            found = symbol.node if symbol is not None else None
+        if not self.grants.own_code(owner, self.here) and owner != self.here:
             return
-        symbol = typ.type.get(o.name)
-        node = symbol.node if symbol is not None else None
-        mutable = isinstance(node, Var) and not node.is_final and not node.is_property
-        if mutable and isinstance(node, Var) and self._narrowing_undone(o, node):
+        mutable = isinstance(found, Var) and not found.is_final and not found.is_property
+        if mutable and isinstance(found, Var) and self._narrowing_undone(o, found):
             self._report(o, MESSAGES["narrowed"].format(name=o.name), HOOK_ESCAPE)
+
+    def _index(self, o: IndexExpr) -> None:
+        """``d["k"]``, ``xs[0]``: mypy narrows an item read with a literal index too."""
+        super()._index(o)
+        if o.analyzed is not None or not isinstance(o.index, (StrExpr, IntExpr)):
+            return
+        read = self.types.get(o)
+        if read is None or not self._holds_own_class(read, 0):
+            return
+        base = get_proper_type(self.types.get(o.base))
+        declared: list[Type] = []
+        if isinstance(base, TypedDictType) and isinstance(o.index, StrExpr):
+            item = base.items.get(o.index.value)
+            declared = [item] if item is not None else []
+        elif isinstance(base, Instance):
+            method = base.type.get_method("__getitem__")
+            signature = get_proper_type(method.type) if method is not None else None
+            items = signature.items if isinstance(signature, Overloaded) else [signature]
+            declared = [
+                expand_type_by_instance(item.ret_type, base)
+                for item in items
+                if isinstance(item, CallableType)
+            ]
+        elif isinstance(base, TupleType):
+            return  # a tuple's items do not change
+        if declared and not any(self._same_or_optional(read, typ) for typ in declared):
+            index = o.index
+            shown = f'["{index.value}"]' if isinstance(index, StrExpr) else f"[{index.value}]"
+            self._report(o, MESSAGES["narrowed"].format(name=shown), HOOK_ESCAPE)
 
     def _narrowing_undone(self, expr: Expression, var: Var) -> bool:
         """A read whose type mypy narrowed (beyond removing None) to one that holds a hook
         class: a call between the check and the read can store a value of another class."""
-        declared = var.type
         read = self.types.get(expr)
-        if declared is None or read is None:
+        if var.type is None or read is None or self._same_or_optional(read, var.type):
             return False
+        return self._holds_own_class(read, 0)
+
+    def _same_or_optional(self, read: Type, declared: Type) -> bool:
+        """``read`` is ``declared``, ``None``, or ``declared`` without ``None``."""
         if is_same_type(read, declared) or isinstance(get_proper_type(read), NoneType):
-            return False
+            return True
         proper = get_proper_type(declared)
         if isinstance(proper, UnionType):
             kept = [
                 item for item in proper.items if not isinstance(get_proper_type(item), NoneType)
             ]
-            if is_same_type(read, make_simplified_union(kept)):
-                return False  # only None removed: a call that rebinds it to None fails loudly
-        return self._holds_own_class(read, 0)
+            return is_same_type(read, make_simplified_union(kept))
+        return False
 
     def note_nonlocals(self, names: list[str]) -> None:
         self._nonlocals.update(names)
@@ -258,6 +306,13 @@ class SoundnessRules(RetypingRules):
         for name in info.names:
             self._reflective(o, name, "reflective_defined")
         for statement in o.defs.body:
+            if isinstance(statement, AssignmentStmt) and any(
+                isinstance(lvalue, NameExpr) and lvalue.name in _EXITS
+                for lvalue in statement.lvalues
+            ):  # __exit__ = helper: the helper's parameters are not checked as __exit__'s
+                self._report(
+                    statement, MESSAGES["exit_parameters"].format(name="__exit__"), HOOK_ESCAPE
+                )
             for name in _defined_methods(statement):
                 symbol = info.names.get(name)
                 if symbol is not None and not symbol.plugin_generated:  # not a plugin's method
