@@ -196,6 +196,11 @@ MESSAGES: Final = {
         "a functools cache used as a value is called unchecked (it accepts any hashable "
         "argument): call it by its name, or pass a lambda that calls it"
     ),
+    "assert": (
+        "assert is not allowed in a hook module: mypy narrows on it and python -O removes it, "
+        "so the narrowed type holds only in mypy; write if not ...: raise ... (or return a "
+        "decision)"
+    ),
     "partial_value": (
         "a functools.partial handed on as a value is called unchecked (its __call__ takes "
         "any argument): call it here, or hand on a lambda that calls the function"

@@ -26,6 +26,7 @@ from typing import Any, Final, final
 
 from mypy.fastparse import parse_type_string
 from mypy.nodes import (
+    AssertStmt,
     AssignmentStmt,
     Block,
     CallExpr,
@@ -176,6 +177,8 @@ class _Walker(SoundnessRules):  # one line of bases: mypyc compiles no diamond
             self._target(o.expr, "__delitem__")
         elif isinstance(o, NonlocalDecl):
             self.note_nonlocals(o.names)
+        elif isinstance(o, AssertStmt):
+            self._report(o, MESSAGES["assert"], HOOK_ESCAPE)
         self.expressions(o)
 
     def _compound(self, o: Statement) -> None:  # noqa: PLR0915 (one branch per statement kind)
