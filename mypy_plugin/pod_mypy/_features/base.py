@@ -20,6 +20,7 @@ from mypy.nodes import (
     NameExpr,
     RefExpr,
     TypeInfo,
+    Var,
 )
 from mypy.types import (
     CallableType,
@@ -84,10 +85,11 @@ class Rules:
         self._skip: set[int] = set()
         """Expressions already judged by an enclosing rule (``getattr``'s callee, ...)."""
         self._nonlocals: set[str] = set()
-        self._narrowed_locals: list[tuple[NameExpr, str]] = []
-        """Narrowed reads of locals, refused if a nested function rebinds them (nonlocal)."""
+        self._narrowed_locals: list[tuple[NameExpr, Var]] = []
+        """Reads of typed locals: refused at the end if narrowed and rebound (nonlocal)."""
         self._cache_uses: set[int] = set()
-        """Expressions of a functools cache that are called or have a member read."""
+        """Expressions of a cache or a partial where they may be: called, bound to a name, or
+        the receiver of a member read."""
 
     def _report(self, context: Context, message: str, code: ErrorCode) -> None:
         key = (context.line, message)

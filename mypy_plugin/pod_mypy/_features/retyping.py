@@ -147,6 +147,8 @@ class RetypingRules(SyntaxRules):
         checked against the callable's parameters."""
         signatures = callee.items if isinstance(callee, Overloaded) else [callee]
         for signature in signatures:
+            if not any(_untyped_callable(formal) for formal in signature.arg_types):
+                continue  # most calls: nothing to map
             formals = map_actuals_to_formals(
                 o.arg_kinds,
                 o.arg_names,

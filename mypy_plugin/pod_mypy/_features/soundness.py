@@ -199,9 +199,8 @@ class SoundnessRules(RetypingRules):
             return
         if node.is_inferred and node.type is None:
             return
-        if o.kind == LDEF:
-            if self._narrowing_undone(o, node):
-                self._narrowed_locals.append((o, node.name))
+        if o.kind == LDEF:  # judged at the end, and only if a nested function rebinds it
+            self._narrowed_locals.append((o, node))
         elif node.fullname.startswith(self.own) and self._narrowing_undone(o, node):
             self._report(o, MESSAGES["narrowed"].format(name=o.name), HOOK_ESCAPE)
 
@@ -376,9 +375,9 @@ class SoundnessRules(RetypingRules):
 
     def check_soundness(self) -> None:
         """What the walk can only judge once it has seen the whole module."""
-        for read, name in self._narrowed_locals:
-            if name in self._nonlocals:
-                self._report(read, MESSAGES["narrowed"].format(name=name), HOOK_ESCAPE)
+        for read, var in self._narrowed_locals:
+            if var.name in self._nonlocals and self._narrowing_undone(read, var):
+                self._report(read, MESSAGES["narrowed"].format(name=var.name), HOOK_ESCAPE)
         self.check_handed_on()
 
 
