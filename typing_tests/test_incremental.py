@@ -98,6 +98,12 @@ EDITS = {
         "helpers.py",
         HELPERS + "\n\nclass Grab:\n    def __exit__(self, *exc: Box) -> None:\n        pass\n",
     ),
+    # the narrowing rules: `in` narrows an object to another hook module's class
+    "narrowing": (
+        "helpers.py",
+        HELPERS + "\n\nBOXES = [Box('a')]\n\n\ndef known(value: object) -> bool:\n"
+        "    if value in BOXES:\n        return True\n    return False\n",
+    ),
     # what a hook module is: the sibling stops declaring its hook, so importing it is refused
     "hook module": ("sibling.py", "def declared(value: object) -> None:\n    pass\n"),
 }

@@ -221,6 +221,30 @@ MESSAGES: Final = {
         'the narrowed type of "{name}" is not kept by the run: a call between the check and '
         "this read can rebind it; narrow a local copy (x = self.x; if isinstance(x, C): ...)"
     ),
+    "narrowed_equality": (
+        '"{operator}" narrows {name} to a hook class, but __eq__ gives the answer, not the '
+        "class (a hook class's may answer True to anything): test the class with isinstance, "
+        "or compare values of the declared type"
+    ),
+    "typeddict_final": (
+        '@final on TypedDict "{cls}" is not allowed in a hook module: mypy then narrows a '
+        'union by "key" in d, which a value with extra keys breaks; tell the members apart by '
+        "a Literal tag key"
+    ),
+    "hidden_state": (
+        'class "{cls}" may not define "{name}": its base "{base}" keeps state its stubs do '
+        "not declare, and a name defined anew can give that state another type; keep the "
+        "{base} in an attribute of a plain class instead"
+    ),
+    "enum_sunder": (
+        'Enum "{cls}" may not define "{name}": Enum keeps its own state in _sunder_ names, '
+        "and one defined anew can give that state another type; rename it"
+    ),
+    "assign_class_object": (
+        'assigning attribute "{name}" of a class held as a value (a variable, cls, type(x)) '
+        "is not allowed in hook code: it may be another class than its type says; assign "
+        "through the class's own name"
+    ),
     "library_override": (
         'a hook-module class may not redefine "{name}" of library class "{base}": the '
         "library's own code (caches, comparisons) trusts it; add a method of another name"

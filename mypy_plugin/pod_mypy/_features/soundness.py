@@ -7,18 +7,19 @@ being a traceback, a logger or another class's instance. Two layers answer that:
 - the reflective members of frames, tracebacks, generators, coroutines, cells and tasks
   (the database's ``[reflective]`` table) are refused by name, whatever the receiver's type,
   and a hook class may not define them;
-- the unsound spots the red team of 2026-12-02 used are closed one by one: here
-  ``__exit__``'s parameters, ``NamedTuple._make``, narrowings of globals and attributes a
-  call can undo, constructors called through ``type[Base]``, and methods of a library base
-  overridden (an ``int`` whose ``__hash__`` lies poisons ``re``'s cache); the calls mypy does
-  not check (caches, partials, untyped callbacks, variance) in :mod:`.retyping`.
+- the unsound spots the red teams of 2026-12-02 used are closed one by one: here
+  ``__exit__``'s parameters, ``NamedTuple._make``, constructors called through
+  ``type[Base]``, methods of a library base overridden (an ``int`` whose ``__hash__`` lies
+  poisons ``re``'s cache), names defined anew on a library base that keeps undeclared state
+  (``asyncio.Event._loop``), and attributes assigned on a class held as a value; narrowings
+  the run does not keep in :mod:`.narrowing`; the calls mypy does not check (caches,
+  partials, untyped callbacks, variance) in :mod:`.retyping`.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from mypy.expandtype import expand_type_by_instance
 from mypy.nodes import (
     ARG_NAMED,
     ARG_OPT,
@@ -26,7 +27,6 @@ from mypy.nodes import (
     ARG_STAR,
     ARG_STAR2,
     FUNC_NO_INFO,
-    LDEF,
     NOT_ABSTRACT,
     AssignmentStmt,
     CallExpr,
@@ -35,8 +35,7 @@ from mypy.nodes import (
     Decorator,
     Expression,
     FuncDef,
-    IndexExpr,
-    IntExpr,
+    Lvalue,
     MemberExpr,
     MypyFile,
     NameExpr,
@@ -45,7 +44,6 @@ from mypy.nodes import (
     StrExpr,
     SuperExpr,
     TypeInfo,
-    Var,
 )
 from mypy.patterns import (
     AsPattern,
@@ -54,25 +52,24 @@ from mypy.patterns import (
     OrPattern,
     Pattern,
     SequencePattern,
+    ValuePattern,
 )
-from mypy.subtypes import is_same_type, is_subtype
-from mypy.typeops import make_simplified_union
+from mypy.subtypes import is_subtype
 from mypy.types import (
     CallableType,
     Instance,
     NoneType,
     Overloaded,
-    TupleType,
     Type,
-    TypedDictType,
     TypeType,
-    TypeVarType,
     UnionType,
     get_proper_type,
 )
 
 from .._consts import HOOK_ESCAPE, MESSAGES
-from .retyping import RetypingRules, called_only
+from .base import dunder
+from .narrowing import NarrowingRules
+from .retyping import called_only
 
 __all__ = ["SoundnessRules"]
 
@@ -92,9 +89,14 @@ _OVERRIDABLE: Final = frozenset(
     }
 )
 """Members of a library base a hook class may define anew: what builds, names and shows it."""
+_STATELESS_MODULES: Final = frozenset(
+    {"builtins", "abc", "typing", "typing_extensions", "_typeshed", "collections.abc", "enum"}
+)
+"""Library bases whose instances keep no state their stubs do not declare (builtins are
+written in C, the rest are abstract; Enum keeps its own in ``_sunder_`` names)."""
 
 
-class SoundnessRules(RetypingRules):
+class SoundnessRules(NarrowingRules):
     # -- reflective members ---------------------------------------------------------------
 
     def _reflective(self, context: Context, name: str, key: str = "reflective") -> bool:
@@ -116,7 +118,6 @@ class SoundnessRules(RetypingRules):
                 return
             if called_only(self.types.get(receiver)):
                 self._cache_uses.add(id(receiver))
-        self._narrowed_attribute(o)
         super()._member_expr(o)
 
     def _getattr(self, o: CallExpr, function: str) -> None:
@@ -129,8 +130,9 @@ class SoundnessRules(RetypingRules):
         if not self._reflective(o, o.name):
             super()._super(o)
 
-    def patterns(self, pattern: Pattern | None) -> None:
-        """A class pattern's keywords read attributes (``case C(tb_frame=f)``)."""
+    def patterns(self, pattern: Pattern | None, subject: Expression | None = None) -> None:
+        """A class pattern's keywords read attributes (``case C(tb_frame=f)``); a value
+        pattern narrows by ``==``. ``subject``: what the pattern matches, where known."""
         if isinstance(pattern, ClassPattern):
             info = pattern.class_ref.node
             for key in pattern.keyword_keys:
@@ -139,13 +141,18 @@ class SoundnessRules(RetypingRules):
             for sub in [*pattern.positionals, *pattern.keyword_values]:
                 self.patterns(sub)
         elif isinstance(pattern, AsPattern):
-            self.patterns(pattern.pattern)
-        elif isinstance(pattern, (OrPattern, SequencePattern)):
+            self.patterns(pattern.pattern, subject)
+        elif isinstance(pattern, OrPattern):
+            for sub in pattern.patterns:
+                self.patterns(sub, subject)
+        elif isinstance(pattern, SequencePattern):
             for sub in pattern.patterns:
                 self.patterns(sub)
         elif isinstance(pattern, MappingPattern):
             for sub in pattern.values:
                 self.patterns(sub)
+        elif isinstance(pattern, ValuePattern):
+            self.value_pattern(pattern, subject)
 
     # -- __exit__ -------------------------------------------------------------------------
 
@@ -190,113 +197,6 @@ class SoundnessRules(RetypingRules):
             UnionType([Instance(traceback.node, []), NoneType()]),
         ]
 
-    # -- narrowing that a call can undo ---------------------------------------------------
-
-    def _name(self, o: NameExpr) -> None:
-        super()._name(o)
-        node = o.node
-        if not isinstance(node, Var) or node.is_final:
-            return
-        if node.is_inferred and node.type is None:
-            return
-        if o.kind == LDEF:  # judged at the end, and only if a nested function rebinds it
-            self._narrowed_locals.append((o, node))
-        elif node.fullname.startswith(self.own) and self._narrowing_undone(o, node):
-            self._report(o, MESSAGES["narrowed"].format(name=o.name), HOOK_ESCAPE)
-
-    def _narrowed_attribute(self, o: MemberExpr) -> None:
-        """``self.x``, ``Class.x`` or ``module.x`` of hook code, read under a narrowed type."""
-        receiver = o.expr
-        node = receiver.node if isinstance(receiver, RefExpr) else None
-        if isinstance(node, MypyFile):
-            owner = node.fullname
-            found = o.node
-        else:
-            typ = get_proper_type(self.types.get(receiver))
-            info = node if isinstance(node, TypeInfo) else None
-            if info is None and isinstance(typ, Instance):
-                info = typ.type
-            if info is None:
-                return
-            owner = info.fullname
-            symbol = info.get(o.name)
-            found = symbol.node if symbol is not None else None
-        if not self.grants.own_code(owner, self.here) and owner != self.here:
-            return
-        mutable = isinstance(found, Var) and not found.is_final and not found.is_property
-        if mutable and isinstance(found, Var) and self._narrowing_undone(o, found):
-            self._report(o, MESSAGES["narrowed"].format(name=o.name), HOOK_ESCAPE)
-
-    def _index(self, o: IndexExpr) -> None:
-        """``d["k"]``, ``xs[0]``: mypy narrows an item read with a literal index too."""
-        super()._index(o)
-        if o.analyzed is not None or not isinstance(o.index, (StrExpr, IntExpr)):
-            return
-        read = self.types.get(o)
-        if read is None or not self._holds_own_class(read, 0):
-            return
-        base = get_proper_type(self.types.get(o.base))
-        declared: list[Type] = []
-        if isinstance(base, TypedDictType) and isinstance(o.index, StrExpr):
-            item = base.items.get(o.index.value)
-            declared = [item] if item is not None else []
-        elif isinstance(base, Instance):
-            method = base.type.get_method("__getitem__")
-            signature = get_proper_type(method.type) if method is not None else None
-            items = signature.items if isinstance(signature, Overloaded) else [signature]
-            declared = [
-                expand_type_by_instance(item.ret_type, base)
-                for item in items
-                if isinstance(item, CallableType)
-            ]
-        elif isinstance(base, TupleType):
-            return  # a tuple's items do not change
-        if declared and not any(self._same_or_optional(read, typ) for typ in declared):
-            index = o.index
-            shown = f'["{index.value}"]' if isinstance(index, StrExpr) else f"[{index.value}]"
-            self._report(o, MESSAGES["narrowed"].format(name=shown), HOOK_ESCAPE)
-
-    def _narrowing_undone(self, expr: Expression, var: Var) -> bool:
-        """A read whose type mypy narrowed (beyond removing None) to one that holds a hook
-        class: a call between the check and the read can store a value of another class."""
-        read = self.types.get(expr)
-        if var.type is None or read is None or self._same_or_optional(read, var.type):
-            return False
-        return self._holds_own_class(read, 0)
-
-    def _same_or_optional(self, read: Type, declared: Type) -> bool:
-        """``read`` is ``declared``, ``None``, or ``declared`` without ``None``."""
-        if is_same_type(read, declared) or isinstance(get_proper_type(read), NoneType):
-            return True
-        proper = get_proper_type(declared)
-        if isinstance(proper, UnionType):
-            kept = [
-                item for item in proper.items if not isinstance(get_proper_type(item), NoneType)
-            ]
-            return is_same_type(read, make_simplified_union(kept))
-        return False
-
-    def note_nonlocals(self, names: list[str]) -> None:
-        self._nonlocals.update(names)
-
-    def _holds_own_class(self, typ: Type, depth: int) -> bool:
-        proper = get_proper_type(typ)
-        if depth > 6:
-            return False
-        if isinstance(proper, TypeVarType):
-            return True
-        if isinstance(proper, Instance):
-            if self.grants.own_code(proper.type.fullname, self.here):
-                return True
-            return any(self._holds_own_class(arg, depth + 1) for arg in proper.args)
-        if isinstance(proper, UnionType):
-            return any(self._holds_own_class(item, depth + 1) for item in proper.items)
-        if isinstance(proper, TupleType):
-            return any(self._holds_own_class(item, depth + 1) for item in proper.items)
-        if isinstance(proper, TypeType):
-            return self._holds_own_class(proper.item, depth + 1)
-        return False
-
     # -- classes --------------------------------------------------------------------------
 
     def _class_rules(self, o: ClassDef) -> None:
@@ -318,6 +218,38 @@ class SoundnessRules(RetypingRules):
                     self._library_override(o, name)
         for name in ("__init__", "__new__"):
             self._constructor_override(o, name)
+        self._hidden_state(o)
+
+    def _hidden_state(self, o: ClassDef) -> None:
+        """A library class written in Python keeps state its stubs do not declare
+        (``asyncio.Event._loop``, ``SequenceMatcher.a``): a name the hook class declares
+        anew would give that state the hook's type."""
+        info = o.info
+        keeper = next((base for base in info.mro[1:] if self._keeps_hidden_state(base)), None)
+        if keeper is None and not info.is_enum:
+            return
+        own = [base for base in info.mro if self.grants.own_code(base.fullname, self.here)]
+        library = [base for base in info.mro if base not in own]
+        for name, symbol in [item for base in own for item in base.names.items()]:
+            if dunder(name) or symbol.plugin_generated or name in _OVERRIDABLE:
+                continue
+            if any(name in base.names for base in library):
+                continue  # declared by the library: the override rules judge it
+            sunder = len(name) > 2 and name.startswith("_") and name.endswith("_")
+            if keeper is not None:
+                message = MESSAGES["hidden_state"].format(cls=o.name, name=name, base=keeper.name)
+                self._report(o, message, HOOK_ESCAPE)
+            elif sunder:
+                self._report(o, MESSAGES["enum_sunder"].format(cls=o.name, name=name), HOOK_ESCAPE)
+
+    def _keeps_hidden_state(self, base: TypeInfo) -> bool:
+        if self.grants.own_code(base.fullname, self.here) or base.fullname.startswith("pod."):
+            return False
+        if base.module_name in _STATELESS_MODULES or base.is_protocol:
+            return False
+        if base.fullname not in self.tamed.whole and not self.grants.granted(base.fullname):
+            return False  # refused as a base (or a tamed base's own base, judged with it)
+        return not base.has_base("builtins.BaseException")  # exceptions are C types
 
     def _library_override(self, o: ClassDef, name: str) -> None:
         """A library class's own code calls its methods on the hook class's instances: an
@@ -373,11 +305,37 @@ class SoundnessRules(RetypingRules):
                 return True
         return False
 
+    # -- assignments ----------------------------------------------------------------------
+
+    def _target(self, lvalue: Lvalue, item_dunder: str) -> None:
+        """``cls.x = ...``, ``type(v).x = ...``: a class object re-typed (through one of
+        mypy's unsound spots) would let hook code patch a library class."""
+        if isinstance(lvalue, MemberExpr) and self._held_class(lvalue.expr):
+            typ = self.types.get(lvalue.expr)
+            classes = list(self._classes(typ)) if typ is not None else []
+            if all(self.grants.own_code(info.fullname, self.here) for info in classes):
+                message = MESSAGES["assign_class_object"].format(name=lvalue.name)
+                self._report(lvalue, message, HOOK_ESCAPE)
+                return  # a library class's is refused as such by the rule below
+        super()._target(lvalue, item_dunder)
+
+    def _held_class(self, receiver: Expression) -> bool:
+        if isinstance(receiver, RefExpr) and isinstance(receiver.node, (TypeInfo, MypyFile)):
+            return False  # the class's or the module's own name
+        typ = self.types.get(receiver)
+        proper = get_proper_type(typ) if typ is not None else None
+        items = proper.items if isinstance(proper, UnionType) else [proper]
+        for item in items:
+            kind = get_proper_type(item) if item is not None else None
+            if isinstance(kind, TypeType) or (
+                isinstance(kind, CallableType) and kind.is_type_obj()
+            ):
+                return True
+        return False
+
     def check_soundness(self) -> None:
         """What the walk can only judge once it has seen the whole module."""
-        for read, var in self._narrowed_locals:
-            if var.name in self._nonlocals and self._narrowing_undone(read, var):
-                self._report(read, MESSAGES["narrowed"].format(name=var.name), HOOK_ESCAPE)
+        self.check_narrowed_locals()
         self.check_handed_on()
 
 

@@ -238,7 +238,7 @@ class _Walker(SoundnessRules):  # one line of bases: mypyc compiles no diamond
         elif isinstance(o, MatchStmt):
             self.expressions(o.subject)
             for pattern, guard, body in zip(o.patterns, o.guards, o.bodies, strict=False):
-                self.patterns(pattern)
+                self.patterns(pattern, o.subject)
                 self.expressions(pattern)
                 self.expressions(guard)
                 self.block(body)
