@@ -232,8 +232,8 @@ MESSAGES: Final = {
         "a Literal tag key"
     ),
     "hidden_state": (
-        'class "{cls}" may not define "{name}": its base "{base}" keeps state its stubs do '
-        "not declare, and a name defined anew can give that state another type; keep the "
+        'class "{cls}" may not define "{name}": its base "{base}" may keep state its stubs '
+        "do not declare, and a name defined anew can give that state another type; keep the "
         "{base} in an attribute of a plain class instead"
     ),
     "enum_sunder": (

@@ -90,10 +90,20 @@ _OVERRIDABLE: Final = frozenset(
 )
 """Members of a library base a hook class may define anew: what builds, names and shows it."""
 _STATELESS_MODULES: Final = frozenset(
-    {"builtins", "abc", "typing", "typing_extensions", "_typeshed", "collections.abc", "enum"}
+    {
+        "builtins",
+        "abc",
+        "typing",
+        "typing_extensions",
+        "_typeshed",
+        "collections",
+        "collections.abc",
+        "enum",
+    }
 )
-"""Library bases whose instances keep no state their stubs do not declare (builtins are
-written in C, the rest are abstract; Enum keeps its own in ``_sunder_`` names)."""
+"""Library bases whose instances keep no state their stubs do not declare: builtins are
+written in C, ``collections``' classes keep their items (``ChainMap`` its declared
+``maps``), the rest are abstract; Enum keeps its own in ``_sunder_`` names."""
 
 
 class SoundnessRules(NarrowingRules):
