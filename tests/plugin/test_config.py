@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,28 @@ def test_a_listed_module_is_a_hook_module_unless_it_is_a_host_module() -> None:
     answers = Modules(modules, Settings(hook_modules=("app.*",), host_modules=("app.main",)))
     assert answers.is_hook_module("app.policy")
     assert not answers.is_hook_module("app.main")
+
+
+def test_the_taming_database_is_in_every_modules_cache_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # an edited database must re-check every hook module: a warm cache would keep old verdicts
+    from mypy.options import Options
+    from mypy.plugin import ReportConfigContext
+
+    from pod_mypy._database import database_path
+
+    plugin = importlib.import_module("pod_mypy.plugin")  # the package's `plugin` is the entry
+
+    copy = tmp_path / "taming.toml"
+    copy.write_bytes(Path(database_path()).read_bytes())
+    monkeypatch.setattr(plugin, "database_path", lambda: str(copy))
+    context = ReportConfigContext("hooks", str(tmp_path / "hooks.py"), is_check=False)
+
+    def key() -> str | None:
+        return plugin.PodPlugin(Options()).report_config_data(context)
+
+    before = key()
+    assert key() == before
+    copy.write_text(copy.read_text().replace('"builtins.str" =', '"builtins.str"  =', 1))
+    assert key() != before
