@@ -104,6 +104,13 @@ EDITS = {
         HELPERS + "\n\nBOXES = [Box('a')]\n\n\ndef known(value: object) -> bool:\n"
         "    if value in BOXES:\n        return True\n    return False\n",
     ),
+    # the conversion rules: a generic default shared by every call, and a module as a value
+    "conversions": (
+        "helpers.py",
+        HELPERS + "\n\nimport json\nfrom typing import TypeVar\n\nT = TypeVar('T')\n"
+        "HELD = [json]\n\n\ndef stash(value: T, box: list[T] = []) -> list[T]:\n"
+        "    return box\n",
+    ),
     # what a hook module is: the sibling stops declaring its hook, so importing it is refused
     "hook module": ("sibling.py", "def declared(value: object) -> None:\n    pass\n"),
 }

@@ -341,6 +341,35 @@ MESSAGES: Final = {
         "the base any value can be stored and read back as the narrower type; keep the "
         "base's type"
     ),
+    "any_converted": (
+        "this expression may be an Any, and mypy lets it become {target} here unchecked "
+        "(an isinstance against a generic class gives its items type Any): narrow it with "
+        "isinstance against the class first"
+    ),
+    "module_value": (
+        "{what} used as a value is not allowed in hook code: a module's "
+        "attributes lead to every module of the process; name the member you use "
+        "(module.name)"
+    ),
+    "typeddict_unpack": (
+        "unpacking a TypedDict with ** is not allowed in hook code: a value of the type may "
+        "be any TypedDict with more keys, and the keys it does not declare would be passed "
+        'too; name the keys ("k": td["k"])'
+    ),
+    "generic_default": (
+        'the default of parameter "{name}" is one value shared by every call, and its type '
+        "holds a type variable: each call would believe it holds its own type argument; "
+        "default to None and build the value inside"
+    ),
+    "generic_class_value": (
+        'class attribute "{name}" of generic class "{cls}" is one value shared by every '
+        '"{cls}[...]", and its type holds a type variable: set it in __init__ (or use '
+        "dataclasses.field(default_factory=...))"
+    ),
+    "generic_cache": (
+        'a functools cache on generic function "{name}" hands one cached value to calls '
+        "under every type argument mypy infers: cache a function without type variables"
+    ),
     "shadow": (
         'module-level name "{name}" shadows a builtin, which is not allowed in a hook module: '
         "unbound (del, except ... as), it would be the builtin at run time; rename it"

@@ -6,14 +6,21 @@
 - the TypedDict road (a06/a10, second red team): a ``@final`` TypedDict narrowed by a key
   gives ``ToolCallSummary`` a hook class's type, and a hook patches it past a PermissionHook.
 
+- the shared-default road (attack02, third red team): a generic function's default list is
+  one list under every type argument, so the ``os.path`` module stored as one type is read
+  back as a hook class, whose ``os`` attribute is the real ``os`` module.
+
 pod_mypy refuses each module; run unchecked, each does what the refusal prevents."""
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from llm_worker import ScriptedCall, ScriptedClient, ScriptedReply, tool
 from pod import HookRegistry, PermissionHook, PermissionRule, Pod, ToolCallSummary
@@ -192,3 +199,79 @@ async def test_run_unchecked_the_typeddict_road_gets_a_denied_command_past_permi
     finally:
         ToolCallSummary.parsed_arguments = original  # type: ignore[method-assign]
     assert ran == ["ls", "rm -rf build"]
+
+
+# The third red team's road (attack02, 2026-12-03): `box: list[T] = []` is one list for every
+# call, whatever T each call infers; a module object stored in it is read back as a hook
+# class, and the class's `os` attribute is the os module, environment and all.
+SHARING_HOOKS = """\
+import os.path
+from typing import TypeVar
+
+from pod import Continue, HookRegistry, PreToolDecision, ToolCallSummary, events
+
+registry = HookRegistry()
+T = TypeVar("T")
+
+
+class Environment:
+    def __setitem__(self, key: str, value: str) -> None:
+        pass
+
+
+class OsView:
+    environ: Environment = Environment()
+
+
+class PathView:
+    os: OsView = OsView()
+
+
+def stash(value: T, box: list[T] = []) -> list[T]:
+    box.append(value)
+    return box
+
+
+@registry.on(events.PRE_TOOL_CALL)
+def tamper(call: ToolCallSummary) -> PreToolDecision:
+    stash(os.path)
+    views: list[PathView] = stash(PathView())
+    views[0].os.environ["POD_REDTEAM_SHARED_DEFAULT"] = call.tool_name
+    return Continue()
+"""
+
+
+def test_pod_mypy_refuses_the_shared_default_road(tmp_path: Path) -> None:
+    (tmp_path / "hooks.py").write_text(SHARING_HOOKS)
+    (tmp_path / "mypy.ini").write_text(CONFIG)
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", "mypy.ini", "hooks.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    errors = [line.split(": error: ")[0] for line in done.stdout.splitlines() if ": error:" in line]
+    assert errors == ["hooks.py:23", "hooks.py:30"], done.stdout + done.stderr
+    assert 'the default of parameter "box" is one value shared by every call' in done.stdout
+    assert 'module "os.path" used as a value is not allowed in hook code' in done.stdout
+
+
+async def test_run_unchecked_the_shared_default_road_writes_the_hosts_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # what the refusal prevents: the hook sets a variable in the host process's environment
+    monkeypatch.delenv("POD_REDTEAM_SHARED_DEFAULT", raising=False)
+    (tmp_path / "hooks.py").write_text(SHARING_HOOKS)
+    spec = importlib.util.spec_from_file_location("redteam3_hooks", tmp_path / "hooks.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    registry: HookRegistry = module.registry
+    script = [ScriptedReply(calls=[ScriptedCall("echo", {"text": "hi"})]), ScriptedReply("done")]
+    try:
+        await Pod(ScriptedClient(script), tools=[echo], hooks=registry).run("go")
+        assert os.environ.get("POD_REDTEAM_SHARED_DEFAULT") == "echo"
+    finally:
+        os.environ.pop("POD_REDTEAM_SHARED_DEFAULT", None)

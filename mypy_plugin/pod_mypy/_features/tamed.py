@@ -14,7 +14,8 @@ One walk of the whole module (module level, class bodies, every function) checks
 
 The walk is here; the rules live one family a file: :mod:`.names` (imports, names, members),
 :mod:`.syntax` (calls by name, operators, assignments, classes, conditions, ignores),
-:mod:`.soundness` and :mod:`.retyping` (where mypy believes a type the run does not keep),
+:mod:`.soundness`, :mod:`.narrowing`, :mod:`.retyping` and :mod:`.conversions` (where mypy
+believes a type the run does not keep),
 :mod:`.types`, with
 what they share in :mod:`.base` and what a build grants in :mod:`.grants`.
 """
@@ -27,6 +28,7 @@ from typing import Any, Final, final
 from mypy.fastparse import parse_type_string
 from mypy.nodes import (
     AssertStmt,
+    AssignmentExpr,
     AssignmentStmt,
     Block,
     CallExpr,
@@ -46,6 +48,7 @@ from mypy.nodes import (
     ImportAll,
     ImportFrom,
     IndexExpr,
+    LambdaExpr,
     ListComprehension,
     ListExpr,
     MatchStmt,
@@ -58,6 +61,7 @@ from mypy.nodes import (
     OpExpr,
     OverloadedFuncDef,
     RefExpr,
+    ReturnStmt,
     SetComprehension,
     SetExpr,
     Statement,
@@ -68,6 +72,7 @@ from mypy.nodes import (
     TupleExpr,
     WhileStmt,
     WithStmt,
+    YieldExpr,
 )
 from mypy.server.subexpr import get_subexpressions
 from mypy.types import (
@@ -80,8 +85,8 @@ from mypy.types import (
 
 from .._consts import HOOK_BOUNDARY, HOOK_ESCAPE, HOOK_UNTAMED, MESSAGES
 from .base import Finding
+from .conversions import ConversionRules
 from .grants import Grants
-from .soundness import SoundnessRules
 from .types import shown
 
 __all__ = ["Finding", "Grants", "check_hook_module"]
@@ -130,7 +135,7 @@ def check_hook_module(
 
 
 @final
-class _Walker(SoundnessRules):  # one line of bases: mypyc compiles no diamond
+class _Walker(ConversionRules):  # one line of bases: mypyc compiles no diamond
     """One walk of a hook module: every statement and expression, each handed to its rule."""
 
     def expressions(self, node: Node | None) -> None:
@@ -171,8 +176,12 @@ class _Walker(SoundnessRules):  # one line of bases: mypyc compiles no diamond
                 self.annotation(o, parse_type_string(o.rvalue.value, "", o.line, o.column))
             for lvalue in o.lvalues:
                 self._target(lvalue, "__setitem__")
+            self.assigned(o)
         elif isinstance(o, OperatorAssignmentStmt):
             self._target(o.lvalue, "__setitem__")
+            self.bound(o.lvalue, o.rvalue)
+        elif isinstance(o, ReturnStmt):
+            self.returned(o.expr)
         elif isinstance(o, DelStmt):
             self._target(o.expr, "__delitem__")
         elif isinstance(o, NonlocalDecl):
@@ -215,6 +224,7 @@ class _Walker(SoundnessRules):  # one line of bases: mypyc compiles no diamond
             self.block(o.else_body)
         elif isinstance(o, ForStmt):
             self._operator(o, o.expr, "__aiter__" if o.is_async else "__iter__")
+            self.bound(o.index, o.expr)
             self.expressions(o.index)
             self.expressions(o.expr)
             self.block(o.body)
@@ -222,6 +232,7 @@ class _Walker(SoundnessRules):  # one line of bases: mypyc compiles no diamond
         elif isinstance(o, WithStmt):
             for expr, target in zip(o.expr, o.target, strict=False):
                 self._operator(o, expr, "__aenter__" if o.is_async else "__enter__")
+                self.bound(target, expr)
                 self.expressions(expr)
                 self.expressions(target)
             self.block(o.body)
@@ -248,9 +259,11 @@ class _Walker(SoundnessRules):  # one line of bases: mypyc compiles no diamond
         self.annotation_callables(o, o.type)
         self.exit_parameters(o)
         self._functions.append(o.name)
+        self.enter_function(o)
         for argument in o.arguments:
             self.expressions(argument.initializer)
         self.block(o.body)
+        self.leave_function()
         self._functions.pop()
 
     def _class(self, o: ClassDef) -> None:
@@ -349,6 +362,17 @@ _Walker._handlers.update(  # pyright: ignore[reportPrivateUsage]
         CastExpr: _Walker._cast,  # pyright: ignore[reportPrivateUsage]
         IndexExpr: _Walker._index,  # pyright: ignore[reportPrivateUsage]
         ComparisonExpr: _Walker._comparison,  # pyright: ignore[reportPrivateUsage]
+        ListExpr: _Walker._displayed,  # pyright: ignore[reportPrivateUsage]
+        SetExpr: _Walker._displayed,  # pyright: ignore[reportPrivateUsage]
+        TupleExpr: _Walker._displayed,  # pyright: ignore[reportPrivateUsage]
+        DictExpr: _Walker._dict_display,  # pyright: ignore[reportPrivateUsage]
+        ListComprehension: _Walker._displayed,  # pyright: ignore[reportPrivateUsage]
+        SetComprehension: _Walker._displayed,  # pyright: ignore[reportPrivateUsage]
+        DictionaryComprehension: _Walker._displayed,  # pyright: ignore[reportPrivateUsage]
+        GeneratorExpr: _Walker._displayed,  # pyright: ignore[reportPrivateUsage]
+        LambdaExpr: _Walker._lambda,  # pyright: ignore[reportPrivateUsage]
+        YieldExpr: _Walker._yield,  # pyright: ignore[reportPrivateUsage]
+        AssignmentExpr: _Walker._walrus,  # pyright: ignore[reportPrivateUsage]
     }
 )
 

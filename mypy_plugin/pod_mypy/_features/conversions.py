@@ -1,0 +1,402 @@
+"""The conversion rules: where a value takes a type no check gave it (``docs/plugin.md``,
+"Soundness"). The third red team (2026-12-03) re-typed objects as hook classes through each:
+
+- **an ``Any`` becoming a hook class**: ``isinstance(o, list)`` makes ``o`` a ``list[Any]``,
+  and mypy lets an ``Any`` be every type. An expression carrying an ``Any`` may not flow where
+  the type holds a hook-module class (or a type variable of the code around it): an
+  assignment's target, a parameter, a return or ``yield``, a display's items, a default;
+- **a module object as a value** (``stash(os.path)``): a module's attributes lead to every
+  module of the process (``posixpath.os``). Modules are named only to read a member;
+- **a TypedDict unpacked** (``{"k": v, **plain}``, ``f(**plain)``): any TypedDict with more
+  keys is a value of the type, and its undeclared keys override;
+- **one value shared by every type argument**: a default of a generic parameter, a class
+  attribute of a generic class, a ``functools`` cache on a generic function. Each use
+  believes the value holds its own type argument.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+from mypy.argmap import map_actuals_to_formals
+from mypy.messages import format_type
+from mypy.nodes import (
+    ARG_STAR2,
+    AssignmentExpr,
+    AssignmentStmt,
+    CallExpr,
+    ClassDef,
+    ConditionalExpr,
+    Decorator,
+    DictExpr,
+    DictionaryComprehension,
+    Expression,
+    FuncDef,
+    GeneratorExpr,
+    LambdaExpr,
+    ListComprehension,
+    ListExpr,
+    MemberExpr,
+    MypyFile,
+    NameExpr,
+    OpExpr,
+    RefExpr,
+    SetComprehension,
+    SetExpr,
+    StarExpr,
+    StrExpr,
+    TempNode,
+    TupleExpr,
+    Var,
+    YieldExpr,
+)
+from mypy.options import Options
+from mypy.types import (
+    AnyType,
+    CallableType,
+    Instance,
+    Overloaded,
+    TupleType,
+    Type,
+    TypedDictType,
+    TypeOfAny,
+    TypeType,
+    TypeVarId,
+    TypeVarType,
+    UnionType,
+    get_proper_type,
+)
+
+from .._consts import HOOK_ESCAPE, MESSAGES
+from .grants import Grants
+from .soundness import SoundnessRules
+
+__all__ = ["ConversionRules"]
+
+_CACHES: Final = frozenset({"functools.cache", "functools.lru_cache"})
+_FIELD: Final = frozenset({"dataclasses.field"})
+_MODULE_TYPE: Final = "types.ModuleType"
+_NO_FREE: Final[frozenset[TypeVarId]] = frozenset()
+_OPTIONS: Final = Options()
+"""Only for showing a type in a message (short names)."""
+
+
+class ConversionRules(SoundnessRules):
+    def __init__(self, file: MypyFile, types: dict[Expression, Type], grants: Grants) -> None:
+        super().__init__(file, types, grants)
+        self._returns: list[Type | None] = []
+        """The declared result of each function the walk is in (innermost last)."""
+        self._module_receivers: set[int] = set()
+
+    # -- an Any becoming a hook class ----------------------------------------------------
+
+    def _carries_any(self, expr: Expression | None) -> bool:
+        """``expr``'s value may be an ``Any`` mypy believes (an operand of ``or``, a branch
+        of ``x if c else y`` included: their join can hide it)."""
+        if expr is None:
+            return False
+        if isinstance(expr, ConditionalExpr):
+            return self._carries_any(expr.if_expr) or self._carries_any(expr.else_expr)
+        if isinstance(expr, OpExpr) and expr.op in ("and", "or"):
+            return self._carries_any(expr.left) or self._carries_any(expr.right)
+        if isinstance(expr, (AssignmentExpr, StarExpr)):
+            return self._carries_any(expr.value if isinstance(expr, AssignmentExpr) else expr.expr)
+        typ = self.types.get(expr)
+        return typ is not None and _has_any(typ, 0)
+
+    def _holds(self, typ: Type | None, free: frozenset[TypeVarId] = _NO_FREE) -> bool:
+        """``typ`` holds a hook-module class, or a type variable not in ``free`` (a type
+        variable of the code around it: a caller chooses it)."""
+        return typ is not None and _holds(typ, free, self.grants.own_code, self.here, 0)
+
+    def _converted(self, expr: Expression | None, target: Type | None) -> None:
+        if self._holds(target) and self._carries_any(expr) and expr is not None:
+            self._report_any(expr, target)
+
+    def _report_any(self, expr: Expression, target: Type | None) -> None:
+        shown = format_type(target, _OPTIONS) if target is not None else "a hook class"
+        self._report(expr, MESSAGES["any_converted"].format(target=shown), HOOK_ESCAPE)
+
+    def _lvalue_type(self, lvalue: Expression) -> Type | None:
+        if isinstance(lvalue, (NameExpr, MemberExpr)) and isinstance(lvalue.node, Var):
+            declared = lvalue.node.type
+            if declared is not None and not isinstance(get_proper_type(declared), AnyType):
+                return declared
+        return self.types.get(lvalue)
+
+    def _stored(self, lvalue: Expression, value: Expression | None) -> None:
+        """``value`` is stored into ``lvalue`` (and each of its items, if it unpacks)."""
+        if isinstance(lvalue, (TupleExpr, ListExpr)):
+            for item in lvalue.items:
+                self._stored(item, value)
+        elif isinstance(lvalue, StarExpr):
+            self._stored(lvalue.expr, value)
+        elif isinstance(lvalue, NameExpr | MemberExpr):
+            self._converted(value, self._lvalue_type(lvalue))
+        elif self._carries_any(value):  # xs[i] = value: judged by the container
+            base = getattr(lvalue, "base", None)
+            if isinstance(base, Expression) and self._holds(self.types.get(base)):
+                self._report_any(lvalue, self.types.get(base))
+
+    def assigned(self, o: AssignmentStmt) -> None:
+        if isinstance(o.rvalue, TempNode) or o.is_alias_def:
+            return
+        for lvalue in o.lvalues:
+            self._stored(lvalue, o.rvalue)
+
+    def bound(self, target: Expression | None, source: Expression | None) -> None:
+        """``for target in source``, ``with source as target``, ``target += source``."""
+        if target is not None:
+            self._stored(target, source)
+
+    def returned(self, value: Expression | None) -> None:
+        if self._returns:
+            self._converted(value, self._returns[-1])
+
+    def enter_function(self, o: FuncDef) -> None:
+        signature = o.type
+        result = signature.ret_type if isinstance(signature, CallableType) else None
+        self._returns.append(result)
+        if not isinstance(signature, CallableType):
+            return
+        for argument, formal in zip(o.arguments, signature.arg_types, strict=False):
+            default = argument.initializer
+            if default is None or default.line < 1:  # a plugin's method (a dataclass __init__)
+                continue
+            self._converted(default, formal)
+            if _has_type_variable(formal, 0) and not _is_none(default):
+                message = MESSAGES["generic_default"].format(name=argument.variable.name)
+                self._report(default, message, HOOK_ESCAPE)
+
+    def leave_function(self) -> None:
+        self._returns.pop()
+
+    def _call(self, o: CallExpr) -> None:
+        super()._call(o)
+        for kind, arg in zip(o.arg_kinds, o.args, strict=False):
+            if kind == ARG_STAR2 and isinstance(
+                get_proper_type(self.types.get(arg)), TypedDictType
+            ):
+                self._report(arg, MESSAGES["typeddict_unpack"], HOOK_ESCAPE)
+        if not any(self._carries_any(arg) for arg in o.args):
+            return  # most calls
+        callee = get_proper_type(self.types.get(o.callee))
+        if isinstance(callee, CallableType):
+            free = frozenset(variable.id for variable in callee.variables)
+            formals = map_actuals_to_formals(
+                o.arg_kinds,
+                o.arg_names,
+                callee.arg_kinds,
+                callee.arg_names,
+                lambda index: self.types.get(o.args[index]) or AnyType(TypeOfAny.special_form),
+            )
+            for formal, actuals in zip(callee.arg_types, formals, strict=False):
+                if not self._holds(formal, free):
+                    continue
+                for index in actuals:
+                    if self._carries_any(o.args[index]):
+                        self._report_any(o.args[index], formal)
+                        return
+            if not callee.variables:
+                return
+        # A generic or overloaded callee: the item and the type arguments mypy chose are
+        # not kept, so the call is judged by its result.
+        result = self.types.get(o)
+        if self._holds(result):
+            culprit = next(arg for arg in o.args if self._carries_any(arg))
+            self._report_any(culprit, result)
+
+    def _displayed(self, o: Expression) -> None:
+        """The items of a display or comprehension, against the display's own type (which
+        mypy takes from the context: ``views: list[View] = [o[0]]``)."""
+        typ = get_proper_type(self.types.get(o))
+        if isinstance(o, TupleExpr) and isinstance(typ, TupleType):
+            for item, item_type in zip(o.items, typ.items, strict=False):
+                self._converted(item, item_type)
+            return
+        if not isinstance(typ, Instance) or not typ.args:
+            return
+        first = typ.args[0]
+        last = typ.args[1] if len(typ.args) > 1 else first
+        if isinstance(o, (ListExpr, SetExpr, TupleExpr)):
+            for item in o.items:
+                self._converted(item, first)
+        elif isinstance(o, DictExpr):
+            for key, value in o.items:
+                if key is None:
+                    self._unpacked(value)
+                else:
+                    self._converted(key, first)
+                    self._converted(value, last)
+        elif isinstance(o, (ListComprehension, SetComprehension)):
+            self._converted(o.generator.left_expr, first)
+        elif isinstance(o, GeneratorExpr):
+            self._converted(o.left_expr, first)
+        elif isinstance(o, DictionaryComprehension):
+            self._converted(o.key, first)
+            self._converted(o.value, last)
+
+    def _dict_display(self, o: DictExpr) -> None:
+        typ = get_proper_type(self.types.get(o))
+        if isinstance(typ, TypedDictType):  # a TypedDict built from a display
+            for key, value in o.items:
+                if key is None:
+                    self._unpacked(value)
+                else:
+                    item_type = typ.items.get(key.value) if isinstance(key, StrExpr) else None
+                    self._converted(value, item_type)
+            return
+        self._displayed(o)
+
+    def _unpacked(self, value: Expression) -> None:
+        if isinstance(get_proper_type(self.types.get(value)), TypedDictType):
+            self._report(value, MESSAGES["typeddict_unpack"], HOOK_ESCAPE)
+        elif self._carries_any(value):
+            self._report_any(value, None)
+
+    def _lambda(self, o: LambdaExpr) -> None:
+        typ = get_proper_type(self.types.get(o))
+        if isinstance(typ, CallableType):
+            self._converted(o.expr(), typ.ret_type)
+
+    def _yield(self, o: YieldExpr) -> None:
+        self.returned(o.expr)
+
+    def _walrus(self, o: AssignmentExpr) -> None:
+        self._stored(o.target, o.value)
+
+    # -- a module object as a value -------------------------------------------------------
+
+    def _member_expr(self, o: MemberExpr) -> None:
+        receiver = o.expr
+        if isinstance(receiver, RefExpr) and isinstance(receiver.node, MypyFile):
+            self._module_receivers.add(id(receiver))
+        super()._member_expr(o)
+
+    def check_module_values(self) -> None:
+        receivers = self._module_receivers
+        receivers.update(id(expr.expr) for expr in self.types if type(expr) is MemberExpr)
+        found = {finding[0] for finding in self.findings}
+        lines: set[int] = set()
+        for expr, typ in self.types.items():
+            if id(expr) in receivers or expr.line in lines:
+                continue
+            node = expr.node if isinstance(expr, RefExpr) else None
+            if isinstance(node, MypyFile):
+                what = f'module "{node.fullname}"'
+            elif expr.line not in found and self._module_from_elsewhere(expr, typ):
+                what = "a module"
+            else:
+                continue
+            lines.add(expr.line)  # X = json: one error, not one for each side
+            self._report(expr, MESSAGES["module_value"].format(what=what), HOOK_ESCAPE)
+
+    def _module_from_elsewhere(self, expr: Expression, typ: Type) -> bool:
+        """A module a call returns (no tamed function should: this is the second line). A
+        variable holding one is judged where the module is stored in it, an item of
+        ``sys.modules`` and a refused call (``import_module``) where they are imported."""
+        proper = get_proper_type(typ)
+        if not isinstance(proper, Instance) or proper.type.fullname != _MODULE_TYPE:
+            return False
+        if not isinstance(expr, CallExpr):
+            return False
+        callee = expr.callee
+        return not (isinstance(callee, RefExpr) and self._was_refused(callee.fullname))
+
+    # -- one value shared by every type argument ------------------------------------------
+
+    def _class_rules(self, o: ClassDef) -> None:
+        super()._class_rules(o)
+        if not o.info.type_vars:
+            return
+        for statement in o.defs.body:
+            if not isinstance(statement, AssignmentStmt) or isinstance(statement.rvalue, TempNode):
+                continue
+            if _is_none(statement.rvalue) or _is_field_factory(statement.rvalue):
+                continue
+            for lvalue in statement.lvalues:
+                var = lvalue.node if isinstance(lvalue, NameExpr) else None
+                if isinstance(var, Var) and var.type and _has_type_variable(var.type, 0):
+                    message = MESSAGES["generic_class_value"].format(name=var.name, cls=o.name)
+                    self._report(statement, message, HOOK_ESCAPE)
+
+    def decorated(self, o: Decorator) -> None:
+        super().decorated(o)
+        function = o.func.type
+        if not isinstance(function, CallableType) or not any(
+            _has_type_variable(part, 0) for part in [*function.arg_types, function.ret_type]
+        ):
+            return
+        for decorator in o.decorators:
+            callee = decorator.callee if isinstance(decorator, CallExpr) else decorator
+            if isinstance(callee, RefExpr) and callee.fullname in _CACHES:
+                message = MESSAGES["generic_cache"].format(name=o.func.name)
+                self._report(decorator, message, HOOK_ESCAPE)
+
+    def check_soundness(self) -> None:
+        super().check_soundness()
+        self.check_module_values()
+
+
+def _has_any(typ: Type, depth: int) -> bool:
+    """Whether a value of ``typ`` may be an ``Any`` (one mypy reported itself aside)."""
+    if depth > 8:
+        return False
+    proper = get_proper_type(typ)
+    if isinstance(proper, AnyType):
+        return proper.type_of_any != TypeOfAny.from_error
+    if isinstance(proper, Instance):
+        return any(_has_any(arg, depth + 1) for arg in proper.args)
+    if isinstance(proper, (UnionType, TupleType)):
+        return any(_has_any(item, depth + 1) for item in proper.items)
+    if isinstance(proper, TypedDictType):
+        return any(_has_any(item, depth + 1) for item in proper.items.values())
+    if isinstance(proper, CallableType):
+        return _has_any(proper.ret_type, depth + 1)
+    if isinstance(proper, TypeType):
+        return _has_any(proper.item, depth + 1)
+    return False
+
+
+def _holds(
+    typ: Type, free: frozenset[TypeVarId], own: Callable[[str, str], bool], here: str, depth: int
+) -> bool:
+    if depth > 8:
+        return False
+    proper = get_proper_type(typ)
+    if isinstance(proper, TypeVarType):
+        return proper.id not in free
+    if isinstance(proper, Instance):
+        if own(proper.type.fullname, here):
+            return True
+        return any(_holds(arg, free, own, here, depth + 1) for arg in proper.args)
+    if isinstance(proper, (UnionType, TupleType)):
+        return any(_holds(item, free, own, here, depth + 1) for item in proper.items)
+    if isinstance(proper, TypedDictType):
+        return any(_holds(item, free, own, here, depth + 1) for item in proper.items.values())
+    if isinstance(proper, CallableType):
+        return _holds(proper.ret_type, free, own, here, depth + 1)
+    if isinstance(proper, TypeType):
+        return _holds(proper.item, free, own, here, depth + 1)
+    if isinstance(proper, Overloaded):
+        return any(_holds(item, free, own, here, depth + 1) for item in proper.items)
+    return False
+
+
+def _has_type_variable(typ: Type, depth: int) -> bool:
+    return _holds(typ, _NO_FREE, lambda fullname, here: False, "", depth)
+
+
+def _is_none(expr: Expression) -> bool:
+    return isinstance(expr, NameExpr) and expr.fullname == "builtins.None"
+
+
+def _is_field_factory(expr: Expression) -> bool:
+    """``dataclasses.field(default_factory=...)``: a fresh value each instance."""
+    return (
+        isinstance(expr, CallExpr)
+        and isinstance(expr.callee, RefExpr)
+        and expr.callee.fullname in _FIELD
+        and "default" not in expr.arg_names
+    )
