@@ -7,6 +7,7 @@ for it.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 from collections.abc import Callable, Mapping
 from functools import partial
@@ -29,6 +30,7 @@ from ._consts import (
     PRIVILEGED,
     REGISTRY_DECORATOR_CALL,
     REGISTRY_ON,
+    STUB_HOOK_MODULE,
     UNCHECKED_MODULE,
     UNVERIFIABLE_IMPORTED,
 )
@@ -138,6 +140,15 @@ class Checks:
             )
             for message in missing:
                 fail(checker, message, Context(first, 0), HOOK_BOUNDARY)
+            return set()
+        if file.is_stub:  # a .pyi beside the hook module: its code is never checked
+            message = STUB_HOOK_MODULE.format(module=name, path=file.path)
+            scope = checker.tscope
+            with scope.module_scope(name) if scope.module is None else contextlib.nullcontext():
+                fail(checker, message, Context(1, 0), HOOK_BOUNDARY)
+            record_module(HookModule(file.path, name, 1))
+            if hooks is not None:
+                self._record(hooks, "unverifiable", "its module is a stub")
             return set()
         if checker.options.ignore_errors:
             record_finding(file.path, 1, UNCHECKED_MODULE, HOOK_BOUNDARY)

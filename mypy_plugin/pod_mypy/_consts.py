@@ -130,6 +130,10 @@ UNCHECKED_MODULE: Final = (
     "cannot verify hook code in a module whose errors are all ignored (# mypy: ignore-errors, "
     "ignore_errors = True): mypy does not check its function bodies"
 )
+STUB_HOOK_MODULE: Final = (
+    'cannot verify hook module "{module}": mypy reads its stub ({path}), not the code that '
+    "runs; remove the .pyi (a hook module is checked from its .py)"
+)
 NOT_HOOK_MODULE: Final = (
     'cannot verify hook "{name}": module "{module}" is not a hook module (define the '
     "HookRegistry, @hook(EVENT) function or Hook subclass at its top level, list it in "
@@ -335,6 +339,11 @@ MESSAGES: Final = {
     "isinstance_hook": (
         'class "{cls}" defines {name}, which changes what isinstance answers and mypy '
         "believes: not allowed in a hook module"
+    ),
+    "class_getitem": (
+        'class "{cls}" defines __class_getitem__: mypy reads "{cls}[X]" as a type, while the '
+        "run calls what __class_getitem__ returns; remove it (Generic[T] makes a class "
+        "subscriptable)"
     ),
     "override": (
         'class "{cls}" redeclares attribute "{name}" of "{base}" with another type: through '

@@ -9,10 +9,13 @@ answer in a warm run and a cold one.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Final, final
 
+from mypy.build import default_data_dir
 from mypy.nodes import (
     AssignmentStmt,
     CallExpr,
@@ -37,19 +40,27 @@ POD_HOOK_MODULES: Final = frozenset({"pod", "pod.events", "pod.hooks"})
 """The modules of ``pod``'s public hook API: hook modules may import them."""
 _STDLIB: Final = frozenset(sys.stdlib_module_names) | {"builtins", "_typeshed"}
 _THIRD_PARTY_TYPING: Final = frozenset({"typing_extensions", "mypy_extensions"})
+_TYPESHED: Final = os.path.join(os.path.realpath(default_data_dir()), "typeshed") + os.sep
+"""A module named like a standard one is the library's only if mypy read it from typeshed: a
+project file named ``cgi.py`` or ``email/hooks.py`` is the project's (the answer is the file's
+place, not its name)."""
+_PACKAGE_FOLDERS: Final = frozenset({"site-packages", "dist-packages"})
 
 
 def _top(module: str) -> str:
     return module.partition(".")[0]
 
 
+def _under(file: MypyFile, roots: tuple[str, ...]) -> bool:
+    return os.path.realpath(file.path).startswith(roots)
+
+
 def is_installed(module: str, modules: Mapping[str, MypyFile]) -> bool:
     """A module of an installed third-party package (not llm-pod, not the project)."""
-    if _top(module) in _THIRD_PARTY_TYPING:
-        return True
     file = modules.get(module)
-    path = file.path if file is not None else ""
-    return "site-packages" in path or "dist-packages" in path
+    if file is None:
+        return _top(module) in _THIRD_PARTY_TYPING
+    return _under(file, (_TYPESHED,)) or not _PACKAGE_FOLDERS.isdisjoint(Path(file.path).parts)
 
 
 @final
@@ -69,10 +80,10 @@ class Modules:
         known = self._library.get(module)
         if known is None:
             top = _top(module)
+            file = self._modules.get(module)
             known = self._library[module] = (
-                top in _STDLIB
-                or top in HOST_PACKAGES
-                or top in _THIRD_PARTY_TYPING
+                top in HOST_PACKAGES
+                or (top in _STDLIB and (file is None or _under(file, (_TYPESHED,))))
                 or self.is_installed(module)
             )
         return known

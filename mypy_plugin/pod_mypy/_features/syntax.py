@@ -38,9 +38,10 @@ __all__ = ["SyntaxRules"]
 _GETATTR: Final = frozenset({"builtins.getattr", "builtins.hasattr"})
 _CONDITIONS: Final = frozenset({"TYPE_CHECKING", "MYPY"})
 _ISINSTANCE_HOOKS: Final = frozenset(
-    {"__subclasshook__", "__instancecheck__", "__subclasscheck__", "__mro_entries__"}
+    {"__subclasshook__", "__instancecheck__", "__subclasscheck__", "__mro_entries__", "__class__"}
 )
-"""Methods that change what ``isinstance`` answers, which mypy's narrowing believes."""
+"""Methods that change what ``isinstance`` answers, which mypy's narrowing believes (an
+instance's ``__class__`` is what ``isinstance`` reads after its type)."""
 _SPECIAL_BASES: Final = frozenset({"builtins.object", "typing._TypedDict", "typing.Generic"})
 
 
@@ -150,6 +151,8 @@ class SyntaxRules(NameRules):
                 self._report(
                     o, MESSAGES["isinstance_hook"].format(cls=o.name, name=name), HOOK_ESCAPE
                 )
+            elif name == "__class_getitem__":  # Box[int]() would call what it returns
+                self._report(o, MESSAGES["class_getitem"].format(cls=o.name), HOOK_ESCAPE)
             elif isinstance(symbol.node, Var) and not symbol.node.is_classvar and not dunder(name):
                 self._narrowed_override(o, name, symbol.node)
 
