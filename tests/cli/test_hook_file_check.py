@@ -230,3 +230,48 @@ def test_members_that_lead_to_frames_are_refused_on_any_receiver(tmp_path: Path)
     ], stderr
     assert "`.f_back` is refused: a frame's caller" in stderr
     assert "`.f_globals` is refused: a frame's globals" in stderr
+
+
+MODULE_VALUES = """\
+import logging
+import os.path
+from os import path
+
+import helpers
+from pod import Continue, HookRegistry, PreToolDecision, ToolCallSummary, events
+
+registry = HookRegistry()
+HELD = [os.path, logging]
+
+
+@registry.on(events.PRE_TOOL_CALL)
+def audit(call: ToolCallSummary) -> PreToolDecision:
+    print(os.path.join("a", "b"), path.basename("x"), logging.getLogger("x"), helpers.LIMIT)
+    print(path, helpers)
+    return Continue()
+"""
+
+
+def test_modules_held_as_values_are_refused(tmp_path: Path) -> None:
+    # a module's attributes lead to every module (posixpath.os): the third red team re-typed
+    # os.path as a hook class this way; naming a member (os.path.join) passes
+    (tmp_path / "values.py").write_text(MODULE_VALUES)
+    (tmp_path / "helpers.py").write_text("LIMIT = 3\n")
+    code, stderr = _run(tmp_path, "--hooks=values.py:registry")
+    assert code == 2, stderr
+    values = tmp_path / "values.py"
+    shown = [
+        line.removeprefix("pod run: error: ")
+        for line in stderr.splitlines()
+        if line.startswith("pod run: error: ")
+    ]
+    assert shown == [
+        f"{values}:9: hook-module-value: `os.path` is a module used as a value: name the member "
+        "you use",
+        f"{values}:9: hook-module-value: `logging` is a module used as a value: name the member "
+        "you use",
+        f"{values}:15: hook-module-value: `path` is a module used as a value: name the member "
+        "you use",
+        f"{values}:15: hook-module-value: `helpers` is a module used as a value: name the member "
+        "you use",
+    ], stderr

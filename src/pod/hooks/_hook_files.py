@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import importlib.util
 import tomllib
 from collections.abc import Iterator, Mapping
 from functools import cache
@@ -131,15 +132,21 @@ class _Checker(ast.NodeVisitor):
         """Imported names: local name -> full dotted name (``""`` for a local module's)."""
         self._modules: set[str] = set()
         """Local names bound to a whole imported (non-local) module."""
+        self._local_modules: set[str] = set()
+        """Local names bound to a sibling module (``import helpers``)."""
         self._classes: set[str] = set()
         self._try_depth = 0
+        self._receivers: set[int] = set()
+        """Expressions read a member of (``os.path`` in ``os.path.join``)."""
 
     def problems(self) -> list[str]:
         try:
             tree = ast.parse(self.file.read_bytes(), filename=str(self.file))
         except (OSError, SyntaxError, ValueError) as exc:
             return [f"{self.file}:{getattr(exc, 'lineno', 0) or 0}: hook-file: {exc}"]
-        self._classes = {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
+        nodes = list(ast.walk(tree))
+        self._classes = {n.name for n in nodes if isinstance(n, ast.ClassDef)}
+        self._receivers = {id(n.value) for n in nodes if isinstance(n, ast.Attribute)}
         self.visit(tree)
         return self._problems
 
@@ -167,6 +174,7 @@ class _Checker(ast.NodeVisitor):
             if local is not None:
                 self.local_files.append(local)
                 self._names[bound] = ""
+                self._local_modules.add(bound)
             elif self._is_module(alias.name):
                 self._names[bound] = alias.name if alias.asname else bound
                 self._modules.add(bound)
@@ -235,8 +243,19 @@ class _Checker(ast.NodeVisitor):
 
     # -- names, attributes, classes, conditions -----------------------------------------
 
+    def _module_value(self, node: ast.expr, module: str) -> None:
+        """A module held as a value: its attributes lead to every module (``posixpath.os``)."""
+        if id(node) not in self._receivers and isinstance(getattr(node, "ctx", None), ast.Load):
+            self._refuse(
+                node,
+                "hook-module-value",
+                f"`{module}` is a module used as a value: name the member you use",
+            )
+
     def visit_Name(self, node: ast.Name) -> None:
         name = node.id
+        if name in self._modules or name in self._local_modules:
+            self._module_value(node, name)
         if name in self._names or name in self._classes or not hasattr(builtins, name):
             return
         full = f"builtins.{name}"
@@ -279,6 +298,8 @@ class _Checker(ast.NodeVisitor):
             )
         elif isinstance(value, ast.Name) and value.id in self._modules:
             full = f"{self._names[value.id]}.{attribute}"
+            if _is_submodule(full):
+                self._module_value(node, full)
             if not (self.database.tamed(full) or self.database.names_something_of(full)):
                 self._refuse(
                     node,
@@ -330,6 +351,8 @@ class _Checker(ast.NodeVisitor):
                 continue
             for inner in ast.walk(parsed):
                 ast.copy_location(inner, quoted)
+                if isinstance(inner, ast.Attribute):
+                    self._receivers.add(id(inner.value))
             self.visit(parsed.body)
 
     def _type_strings(self, node: ast.expr | None) -> Iterator[tuple[ast.Constant, str]]:
@@ -414,3 +437,12 @@ def _names_in(test: ast.expr) -> Iterator[str]:
             yield node.id
         elif isinstance(node, ast.Attribute):
             yield node.attr
+
+
+def _is_submodule(name: str) -> bool:
+    """Whether ``name`` (``os.path``) is a module of the standard library or an installed
+    package: its parent package is imported to answer, never the hook file."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
