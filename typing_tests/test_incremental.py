@@ -111,6 +111,12 @@ EDITS = {
         "HELD = [json]\n\n\ndef stash(value: T, box: list[T] = []) -> list[T]:\n"
         "    return box\n",
     ),
+    # the callback rules: a hand-written __eq__ that library comparisons would trust
+    "callbacks": (
+        "helpers.py",
+        HELPERS + "\n\nclass Same:\n    def __eq__(self, other: object) -> bool:\n"
+        "        return True\n\n    def __hash__(self) -> int:\n        return 0\n",
+    ),
     # what a hook module is: the sibling stops declaring its hook, so importing it is refused
     "hook module": ("sibling.py", "def declared(value: object) -> None:\n    pass\n"),
 }

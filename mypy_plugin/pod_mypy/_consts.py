@@ -340,6 +340,22 @@ MESSAGES: Final = {
         'class "{cls}" defines {name}, which changes what isinstance answers and mypy '
         "believes: not allowed in a hook module"
     ),
+    "equality": (
+        'class "{cls}" defines {name} by hand: library code (an Enum\'s value lookup, set '
+        "algebra, dict lookups) compares through it, and an answer of True for another "
+        "class's object hands that object on under this class's type; use @dataclass (its "
+        "__eq__ compares instances of the same class)"
+    ),
+    "any_parameter": (
+        'method "{name}" annotates parameter "{parameter}" with a hook class where '
+        '"{base}" types it Any: the library passes it whatever it holds; annotate it as '
+        "the stub does, with object for Any, and narrow with isinstance"
+    ),
+    "dispatch_scope": (
+        "singledispatch's register reads the annotation \"{name}\" in the module's globals "
+        "(typing.get_type_hints), where it names another class than mypy resolved here: "
+        "annotate with a module-level class of that name"
+    ),
     "class_getitem": (
         'class "{cls}" defines __class_getitem__: mypy reads "{cls}[X]" as a type, while the '
         "run calls what __class_getitem__ returns; remove it (Generic[T] makes a class "

@@ -72,7 +72,7 @@ from .._consts import HOOK_ESCAPE, MESSAGES
 from .grants import Grants
 from .soundness import SoundnessRules
 
-__all__ = ["ConversionRules"]
+__all__ = ["ConversionRules", "has_any"]
 
 _CACHES: Final = frozenset({"functools.cache", "functools.lru_cache"})
 _FIELD: Final = frozenset({"dataclasses.field"})
@@ -103,7 +103,7 @@ class ConversionRules(SoundnessRules):
         if isinstance(expr, (AssignmentExpr, StarExpr)):
             return self._carries_any(expr.value if isinstance(expr, AssignmentExpr) else expr.expr)
         typ = self.types.get(expr)
-        return typ is not None and _has_any(typ, 0)
+        return typ is not None and has_any(typ, 0)
 
     def _holds(self, typ: Type | None, free: frozenset[TypeVarId] = _NO_FREE) -> bool:
         """``typ`` holds a hook-module class, or a type variable not in ``free`` (a type
@@ -339,7 +339,7 @@ class ConversionRules(SoundnessRules):
         self.check_module_values()
 
 
-def _has_any(typ: Type, depth: int) -> bool:
+def has_any(typ: Type, depth: int) -> bool:
     """Whether a value of ``typ`` may be an ``Any`` (one mypy reported itself aside)."""
     if depth > 8:
         return False
@@ -347,15 +347,15 @@ def _has_any(typ: Type, depth: int) -> bool:
     if isinstance(proper, AnyType):
         return proper.type_of_any != TypeOfAny.from_error
     if isinstance(proper, Instance):
-        return any(_has_any(arg, depth + 1) for arg in proper.args)
+        return any(has_any(arg, depth + 1) for arg in proper.args)
     if isinstance(proper, (UnionType, TupleType)):
-        return any(_has_any(item, depth + 1) for item in proper.items)
+        return any(has_any(item, depth + 1) for item in proper.items)
     if isinstance(proper, TypedDictType):
-        return any(_has_any(item, depth + 1) for item in proper.items.values())
+        return any(has_any(item, depth + 1) for item in proper.items.values())
     if isinstance(proper, CallableType):
-        return _has_any(proper.ret_type, depth + 1)
+        return has_any(proper.ret_type, depth + 1)
     if isinstance(proper, TypeType):
-        return _has_any(proper.item, depth + 1)
+        return has_any(proper.item, depth + 1)
     return False
 
 

@@ -32,7 +32,7 @@ from .._consts import HOOK_ESCAPE, HOOK_UNTAMED, MESSAGES
 from .._modules import POD_HOOK_MODULES
 from .base import CONSTANTS, MODULE_DUNDERS, Rules, dunder
 
-__all__ = ["NameRules"]
+__all__ = ["NameRules", "written_names"]
 
 
 class NameRules(Rules):
@@ -206,7 +206,7 @@ class NameRules(Rules):
         metadata the run evaluates at ``get_type_hints``) is not an expression the walk sees."""
         if typ is None:
             return
-        for name in _written_names(typ):
+        for name in written_names(typ):
             head, _, rest = name.partition(".")
             symbol = self.file.names.get(head)
             if not rest or symbol is None or not isinstance(symbol.node, MypyFile):
@@ -216,7 +216,7 @@ class NameRules(Rules):
                 self._untamed(context, f'"{fullname}"', fullname)
 
 
-def _written_names(typ: Type) -> Iterator[str]:
+def written_names(typ: Type) -> Iterator[str]:
     """Every name an unanalysed annotation writes (string annotations are parsed too).
 
     A function, not a ``TypeQuery``: mypyc crashes constructing a compiled subclass of a
@@ -234,4 +234,4 @@ def _written_names(typ: Type) -> Iterator[str]:
     else:
         return
     for part in parts:
-        yield from _written_names(part)
+        yield from written_names(part)

@@ -50,7 +50,7 @@ from mypy.types import (
 from .._consts import HOOK_ESCAPE, MESSAGES
 from .syntax import SyntaxRules
 
-__all__ = ["RetypingRules", "called_only"]
+__all__ = ["RetypingRules", "called_only", "dispatch_register"]
 
 _CACHE_WRAPPER: Final = "functools._lru_cache_wrapper"
 _DISPATCHERS: Final = frozenset(
@@ -176,7 +176,7 @@ class RetypingRules(SyntaxRules):
         ):
             return
         decorator = o.decorators[-1] if o.decorators else None  # the one handed the function
-        if decorator is None or _dispatch_register(decorator, self.types):
+        if decorator is None or dispatch_register(decorator, self.types):
             return
         typ = get_proper_type(self.types.get(decorator))
         signatures = (
@@ -241,7 +241,7 @@ class RetypingRules(SyntaxRules):
             self._cache_uses.update(id(expr) for expr in [o.rvalue, *o.lvalues])
 
 
-def _dispatch_register(decorator: Expression, types: dict[Expression, Type]) -> bool:
+def dispatch_register(decorator: Expression, types: dict[Expression, Type]) -> bool:
     """``@dispatch.register`` written bare: singledispatch dispatches on the annotation."""
     if not isinstance(decorator, MemberExpr) or decorator.name != "register":
         return False

@@ -71,7 +71,7 @@ from .base import dunder
 from .narrowing import NarrowingRules
 from .retyping import called_only
 
-__all__ = ["SoundnessRules"]
+__all__ = ["SoundnessRules", "received"]
 
 _EXITS: Final = frozenset({"__exit__", "__aexit__"})
 _OVERRIDABLE: Final = frozenset(
@@ -309,8 +309,8 @@ class SoundnessRules(NarrowingRules):
     def _narrows(self, mine: CallableType, theirs: CallableType) -> bool:
         for index in range(1, len(mine.arg_types)):
             kind, name, typ = mine.arg_kinds[index], mine.arg_names[index], mine.arg_types[index]
-            received = _received(theirs, index, kind, name)
-            narrowed = received is not None and not is_subtype(received, typ)
+            given = received(theirs, index, kind, name)
+            narrowed = given is not None and not is_subtype(given, typ)
             if narrowed and self._holds_own_class(typ, 0):
                 return True
         return False
@@ -349,7 +349,7 @@ class SoundnessRules(NarrowingRules):
         self.check_handed_on()
 
 
-def _received(theirs: CallableType, index: int, kind: object, name: str | None) -> Type | None:
+def received(theirs: CallableType, index: int, kind: object, name: str | None) -> Type | None:
     """The type of what a call written for ``theirs`` passes to parameter ``index`` (self is
     parameter 0 of both)."""
     if kind in (ARG_POS, ARG_OPT, ARG_STAR):

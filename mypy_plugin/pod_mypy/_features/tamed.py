@@ -14,8 +14,8 @@ One walk of the whole module (module level, class bodies, every function) checks
 
 The walk is here; the rules live one family a file: :mod:`.names` (imports, names, members),
 :mod:`.syntax` (calls by name, operators, assignments, classes, conditions, ignores),
-:mod:`.soundness`, :mod:`.narrowing`, :mod:`.retyping` and :mod:`.conversions` (where mypy
-believes a type the run does not keep),
+:mod:`.soundness`, :mod:`.narrowing`, :mod:`.retyping`, :mod:`.conversions` and
+:mod:`.callbacks` (where mypy believes a type the run does not keep),
 :mod:`.types`, with
 what they share in :mod:`.base` and what a build grants in :mod:`.grants`.
 """
@@ -85,7 +85,7 @@ from mypy.types import (
 
 from .._consts import HOOK_BOUNDARY, HOOK_ESCAPE, HOOK_UNTAMED, MESSAGES
 from .base import Finding
-from .conversions import ConversionRules
+from .callbacks import CallbackRules
 from .grants import Grants
 from .types import shown
 
@@ -135,7 +135,7 @@ def check_hook_module(
 
 
 @final
-class _Walker(ConversionRules):  # one line of bases: mypyc compiles no diamond
+class _Walker(CallbackRules):  # one line of bases: mypyc compiles no diamond
     """One walk of a hook module: every statement and expression, each handed to its rule."""
 
     def expressions(self, node: Node | None) -> None:

@@ -1,0 +1,157 @@
+"""The callback rules: where library code calls hook code, or compares hook values, with what
+mypy never matched against the hook's types (``docs/plugin.md``, "Soundness"). The fourth
+red team (2026-12-03) re-typed a root Logger and an ``asyncio.Event`` through each:
+
+- **a library method overridden with a narrower parameter where its stub says ``Any``**
+  (``Enum._generate_next_value_(..., last_values: list[Any])``): mypy accepts any parameter
+  type there, and the library passes what it holds (the earlier members' values);
+- **a bare ``@dispatch.register`` whose annotation names another class in the module's
+  globals** than mypy resolved (a local class shadowing an import, under ``from __future__
+  import annotations``): ``register`` reads the annotation with ``typing.get_type_hints`` in
+  the module's globals;
+- **a hand-written ``__eq__`` or ``__ne__``**: an Enum's value lookup, set algebra (``a & b``
+  keeps the other set's elements) and dict lookups compare through it, and one that answers
+  ``True`` to another class's object makes library code hand that object on under the hook
+  class's type. ``@dataclass``'s ``__eq__`` compares only instances of the same class.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from mypy.nodes import (
+    FUNC_NO_INFO,
+    ClassDef,
+    Decorator,
+    Expression,
+    FuncDef,
+    MypyFile,
+    OverloadedFuncDef,
+    SymbolNode,
+    TypeAlias,
+    TypeInfo,
+)
+from mypy.types import CallableType, Instance, Overloaded, Type, UnionType, get_proper_type
+
+from .._consts import HOOK_ESCAPE, MESSAGES
+from .conversions import ConversionRules, has_any
+from .grants import Grants
+from .names import written_names
+from .retyping import dispatch_register
+from .soundness import received
+
+__all__ = ["CallbackRules"]
+
+_EQUALITY: Final = frozenset({"__eq__", "__ne__"})
+
+
+class CallbackRules(ConversionRules):
+    def __init__(self, file: MypyFile, types: dict[Expression, Type], grants: Grants) -> None:
+        super().__init__(file, types, grants)
+        self._registered: list[Decorator] = []
+        """Functions under a bare ``@dispatch.register``: judged once the walk is done."""
+
+    def _class_rules(self, o: ClassDef) -> None:
+        super()._class_rules(o)
+        info = o.info
+        for name, symbol in info.names.items():
+            node = symbol.node
+            function = node.func if isinstance(node, Decorator) else node
+            if not isinstance(function, (FuncDef, OverloadedFuncDef)) or symbol.plugin_generated:
+                continue
+            if name in _EQUALITY and function.line > 0:
+                self._report(o, MESSAGES["equality"].format(cls=o.name, name=name), HOOK_ESCAPE)
+            elif isinstance(function, FuncDef):
+                self._any_parameter_override(o, function)
+
+    def _any_parameter_override(self, o: ClassDef, function: FuncDef) -> None:
+        """A parameter the library's stub types ``Any`` (anywhere in it) may not be
+        annotated with a hook class in the override: the library passes it what it has."""
+        mine = function.type
+        if not isinstance(mine, CallableType):
+            return
+        library = next(
+            (
+                base
+                for base in o.info.mro[1:]
+                if function.name in base.names
+                and not self.grants.own_code(base.fullname, self.here)
+                and base.fullname != "builtins.object"
+            ),
+            None,
+        )
+        if library is None:
+            return
+        node = library.names[function.name].node
+        base_function = node.func if isinstance(node, Decorator) else node
+        theirs = (
+            base_function.type if isinstance(base_function, (FuncDef, OverloadedFuncDef)) else None
+        )
+        signatures = theirs.items if isinstance(theirs, Overloaded) else [theirs]
+        first = 0 if function.is_static else 1
+        for signature in signatures:
+            if not isinstance(signature, CallableType):
+                continue
+            for index in range(first, len(mine.arg_types)):
+                given = received(signature, index, mine.arg_kinds[index], mine.arg_names[index])
+                if given is not None and has_any(given, 0) and self._holds(mine.arg_types[index]):
+                    message = MESSAGES["any_parameter"].format(
+                        name=function.name, base=library.name, parameter=mine.arg_names[index]
+                    )
+                    self._report(function, message, HOOK_ESCAPE)
+                    return
+
+    def decorated(self, o: Decorator) -> None:
+        super().decorated(o)
+        if any(dispatch_register(decorator, self.types) for decorator in o.decorators):
+            self._registered.append(o)
+
+    def _dispatch_scope(self, o: Decorator) -> None:
+        written, analysed = o.func.unanalyzed_type, o.func.type
+        if not isinstance(written, CallableType) or not isinstance(analysed, CallableType):
+            return
+        index = 0 if o.func.info is FUNC_NO_INFO or o.func.is_static else 1
+        if index >= len(written.arg_types) or index >= len(analysed.arg_types):
+            return
+        classes = set(_classes_of(analysed.arg_types[index]))
+        for name in written_names(written.arg_types[index]):
+            found = self._global(name) or self._builtin(name, classes)
+            if isinstance(found, TypeAlias):
+                same = set(_classes_of(found.target)) <= classes
+            else:
+                same = isinstance(found, TypeInfo) and found in classes
+            if not same:
+                message = MESSAGES["dispatch_scope"].format(name=name)
+                self._report(o, message, HOOK_ESCAPE)
+                return
+
+    def check_soundness(self) -> None:
+        super().check_soundness()
+        judged = {finding[0] for finding in self.findings}
+        for decorator in self._registered:
+            if decorator.func.line not in judged:  # an annotation refused already
+                self._dispatch_scope(decorator)
+
+    @staticmethod
+    def _builtin(name: str, classes: set[TypeInfo]) -> TypeInfo | None:
+        return next((info for info in classes if info.fullname == f"builtins.{name}"), None)
+
+    def _global(self, dotted: str) -> SymbolNode | None:
+        """What ``dotted`` names in the module's globals, as ``typing.get_type_hints`` reads it."""
+        first, *rest = dotted.split(".")
+        symbol = self.file.names.get(first)
+        node = symbol.node if symbol is not None else None
+        for part in rest:
+            table = node.names if isinstance(node, (MypyFile, TypeInfo)) else None
+            inner = table.get(part) if table is not None else None
+            node = inner.node if inner is not None else None
+        return node
+
+
+def _classes_of(typ: Type) -> list[TypeInfo]:
+    proper = get_proper_type(typ)
+    if isinstance(proper, Instance):
+        return [proper.type]
+    if isinstance(proper, UnionType):
+        return [info for item in proper.items for info in _classes_of(item)]
+    return []
