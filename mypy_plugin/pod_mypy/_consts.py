@@ -356,6 +356,20 @@ MESSAGES: Final = {
         "(typing.get_type_hints), where it names another class than mypy resolved here: "
         "annotate with a module-level class of that name"
     ),
+    "lookup_fallback": (
+        "{where} defines {name}: mypy types an attribute by its declaration, and the run "
+        "asks {name} when none is stored, which answers with anything: not allowed in a "
+        "hook module (store the attributes, or keep a dict)"
+    ),
+    "set_name": (
+        'class "{cls}": __set_name__ must accept any class as its owner (type[object]): '
+        "Python calls it with the class the descriptor is placed in, which mypy never checks"
+    ),
+    "shadowed_member": (
+        'class "{cls}" declares attribute "{name}" over a property, method or descriptor of '
+        '"{base}": mypy reads it by the declaration, the run finds the base\'s member; '
+        "rename the attribute"
+    ),
     "class_getitem": (
         'class "{cls}" defines __class_getitem__: mypy reads "{cls}[X]" as a type, while the '
         "run calls what __class_getitem__ returns; remove it (Generic[T] makes a class "

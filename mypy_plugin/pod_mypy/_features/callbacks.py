@@ -30,8 +30,18 @@ from mypy.nodes import (
     SymbolNode,
     TypeAlias,
     TypeInfo,
+    Var,
 )
-from mypy.types import CallableType, Instance, Overloaded, Type, UnionType, get_proper_type
+from mypy.subtypes import is_subtype
+from mypy.types import (
+    CallableType,
+    Instance,
+    Overloaded,
+    Type,
+    TypeType,
+    UnionType,
+    get_proper_type,
+)
 
 from .._consts import HOOK_ESCAPE, MESSAGES
 from .conversions import ConversionRules, has_any
@@ -43,6 +53,7 @@ from .soundness import received
 __all__ = ["CallbackRules"]
 
 _EQUALITY: Final = frozenset({"__eq__", "__ne__"})
+_LOOKUP_FALLBACKS: Final = frozenset({"__getattr__", "__getattribute__"})
 
 
 class CallbackRules(ConversionRules):
@@ -61,8 +72,46 @@ class CallbackRules(ConversionRules):
                 continue
             if name in _EQUALITY and function.line > 0:
                 self._report(o, MESSAGES["equality"].format(cls=o.name, name=name), HOOK_ESCAPE)
+            elif name in _LOOKUP_FALLBACKS and function.line > 0:
+                self._report(
+                    o,
+                    MESSAGES["lookup_fallback"].format(where=f'class "{o.name}"', name=name),
+                    HOOK_ESCAPE,
+                )
+            elif name == "__set_name__" and isinstance(function, FuncDef):
+                self._set_name(o, function)
             elif isinstance(function, FuncDef):
                 self._any_parameter_override(o, function)
+        for name, symbol in info.names.items():
+            if isinstance(symbol.node, Var) and not symbol.plugin_generated:
+                self._shadowed_member(o, name)
+
+    def _set_name(self, o: ClassDef, function: FuncDef) -> None:
+        """Python calls ``__set_name__(owner, name)`` with the class the descriptor is placed
+        in, a call mypy never checks: ``owner`` must take any class."""
+        signature = function.type
+        if not isinstance(signature, CallableType) or len(signature.arg_types) < 2:
+            return
+        builtins = self.grants.modules.file("builtins")
+        symbol = builtins.names.get("object") if builtins is not None else None
+        if symbol is None or not isinstance(symbol.node, TypeInfo):
+            return
+        any_class = TypeType(Instance(symbol.node, []))
+        if not is_subtype(any_class, signature.arg_types[1]):
+            self._report(function, MESSAGES["set_name"].format(cls=o.name), HOOK_ESCAPE)
+
+    def _shadowed_member(self, o: ClassDef, name: str) -> None:
+        """``slot: View`` declared over a base's property, method or descriptor: mypy types
+        reads by the declaration, the run finds the base's member (no value is ever stored
+        under the name unless the class's own code stores one, which the property refuses)."""
+        for base in o.info.mro[1:]:
+            declared = base.names.get(name)
+            if declared is None or base.fullname == "builtins.object":
+                continue
+            if not isinstance(declared.node, Var):
+                message = MESSAGES["shadowed_member"].format(cls=o.name, name=name, base=base.name)
+                self._report(o, message, HOOK_ESCAPE)
+            return
 
     def _any_parameter_override(self, o: ClassDef, function: FuncDef) -> None:
         """A parameter the library's stub types ``Any`` (anywhere in it) may not be
@@ -127,6 +176,12 @@ class CallbackRules(ConversionRules):
 
     def check_soundness(self) -> None:
         super().check_soundness()
+        for name in _LOOKUP_FALLBACKS:
+            symbol = self.file.names.get(name)
+            node = symbol.node if symbol is not None else None
+            if isinstance(node, (FuncDef, Decorator)) and node.fullname.startswith(self.own):
+                message = MESSAGES["lookup_fallback"].format(where="the module", name=name)
+                self._report(node, message, HOOK_ESCAPE)
         judged = {finding[0] for finding in self.findings}
         for decorator in self._registered:
             if decorator.func.line not in judged:  # an annotation refused already

@@ -201,7 +201,8 @@ class _Walker(CallbackRules):  # one line of bases: mypyc compiles no diamond
             self._function(o)
         elif isinstance(o, Decorator):
             for decorator in o.decorators:
-                self.expressions(decorator)
+                if not _property_accessor(decorator, o):
+                    self.expressions(decorator)
             self.decorated(o)
             self._function(o.func)
         elif isinstance(o, OverloadedFuncDef):
@@ -375,6 +376,18 @@ _Walker._handlers.update(  # pyright: ignore[reportPrivateUsage]
         AssignmentExpr: _Walker._walrus,  # pyright: ignore[reportPrivateUsage]
     }
 )
+
+
+def _property_accessor(decorator: Expression, o: Decorator) -> bool:
+    """``@slot.setter`` over ``def slot``: mypy builds the property from it and binds no
+    node to the receiver, so there is nothing to judge."""
+    return (
+        isinstance(decorator, MemberExpr)
+        and decorator.name in ("setter", "deleter")
+        and isinstance(decorator.expr, NameExpr)
+        and decorator.expr.node is None  # a name bound to anything else would have one
+        and decorator.expr.name == o.func.name
+    )
 
 
 def _subject(expr: Expression) -> str:
