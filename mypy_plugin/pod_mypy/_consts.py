@@ -370,6 +370,16 @@ MESSAGES: Final = {
         '"{base}": mypy reads it by the declaration, the run finds the base\'s member; '
         "rename the attribute"
     ),
+    "class_body_read": (
+        'reading "{name}" in a class body where the module or the builtins also bind it: '
+        "when the class's own binding is missing at run time (declared only, deleted, bound "
+        "on one branch) the run reads theirs, and mypy believes the class's; rename it"
+    ),
+    "enum_init": (
+        'Enum "{cls}": the value of member "{name}" does not match __init__\'s parameters: '
+        "Enum calls __init__ with it unchecked by mypy; give each member a value of the "
+        "parameters' types"
+    ),
     "class_getitem": (
         'class "{cls}" defines __class_getitem__: mypy reads "{cls}[X]" as a type, while the '
         "run calls what __class_getitem__ returns; remove it (Generic[T] makes a class "

@@ -21,13 +21,19 @@ from typing import Final
 
 from mypy.nodes import (
     FUNC_NO_INFO,
+    AssignmentStmt,
     ClassDef,
     Decorator,
     Expression,
     FuncDef,
+    ListExpr,
+    Lvalue,
     MypyFile,
+    NameExpr,
     OverloadedFuncDef,
+    StarExpr,
     SymbolNode,
+    TupleExpr,
     TypeAlias,
     TypeInfo,
     Var,
@@ -37,6 +43,7 @@ from mypy.types import (
     CallableType,
     Instance,
     Overloaded,
+    TupleType,
     Type,
     TypeType,
     UnionType,
@@ -61,6 +68,80 @@ class CallbackRules(ConversionRules):
         super().__init__(file, types, grants)
         self._registered: list[Decorator] = []
         """Functions under a bare ``@dispatch.register``: judged once the walk is done."""
+        self._stores: set[int] = set()
+        """Names written (assigned, deleted) in a class body: only reads are judged."""
+        self._scopes: list[TypeInfo | None] = []
+        """The class whose body the walk is in (``None`` inside a function), innermost last."""
+
+    def enter_class(self, o: ClassDef) -> None:
+        self._scopes.append(o.info)
+        self._enum_values(o)
+
+    def leave_class(self) -> None:
+        self._scopes.pop()
+
+    def enter_function(self, o: FuncDef) -> None:
+        super().enter_function(o)
+        self._scopes.append(None)
+
+    def leave_function(self) -> None:
+        super().leave_function()
+        self._scopes.pop()
+
+    def assigned(self, o: AssignmentStmt) -> None:
+        super().assigned(o)
+        if self._scopes and self._scopes[-1] is not None:
+            self._stores.update(id(name) for lvalue in o.lvalues for name in _names(lvalue))
+
+    def _target(self, lvalue: Lvalue, item_dunder: str) -> None:
+        super()._target(lvalue, item_dunder)
+        if item_dunder == "__delitem__":
+            self._stores.add(id(lvalue))  # del name: the read after it is judged
+
+    def _name(self, o: NameExpr) -> None:
+        super()._name(o)
+        if id(o) in self._stores:
+            return
+        body = self._scopes[-1] if self._scopes else None
+        node = o.node
+        if body is None or node is None or not node.fullname.startswith(f"{body.fullname}."):
+            return
+        if o.name in self.file.names or self._builtins_bind(o.name):
+            # a class body reads names through globals and builtins when its own is unbound
+            # (declared only, deleted, bound on one branch): mypy reads the class's
+            self._report(o, MESSAGES["class_body_read"].format(name=o.name), HOOK_ESCAPE)
+
+    def _builtins_bind(self, name: str) -> bool:
+        builtins = self.grants.modules.file("builtins")
+        return builtins is not None and name in builtins.names
+
+    def _enum_values(self, o: ClassDef) -> None:
+        """Enum calls a hand-written ``__init__`` with each member's value (a tuple's items),
+        a call mypy never checks: each value must match the parameters."""
+        info = o.info
+        init = info.names.get("__init__")
+        function = init.node if init is not None else None
+        if not info.is_enum or not isinstance(function, FuncDef):
+            return
+        signature = function.type
+        if not isinstance(signature, CallableType):
+            return
+        parameters = signature.arg_types[1:]
+        for statement in o.defs.body:
+            if not isinstance(statement, AssignmentStmt) or len(statement.lvalues) != 1:
+                continue
+            lvalue = statement.lvalues[0]
+            if not isinstance(lvalue, NameExpr) or lvalue.name.startswith("_"):
+                continue
+            value = get_proper_type(self.types.get(statement.rvalue))
+            items = value.items if isinstance(value, TupleType) else [value]
+            matches = len(items) == len(parameters) and all(
+                item is not None and not has_any(item, 0) and is_subtype(item, parameter)
+                for item, parameter in zip(items, parameters, strict=True)
+            )
+            if not matches:
+                message = MESSAGES["enum_init"].format(cls=o.name, name=lvalue.name)
+                self._report(statement, message, HOOK_ESCAPE)
 
     def _class_rules(self, o: ClassDef) -> None:
         super()._class_rules(o)
@@ -201,6 +282,15 @@ class CallbackRules(ConversionRules):
             inner = table.get(part) if table is not None else None
             node = inner.node if inner is not None else None
         return node
+
+
+def _names(lvalue: Expression) -> list[Expression]:
+    """An assignment target and, if it unpacks, every target inside it."""
+    if isinstance(lvalue, (TupleExpr, ListExpr)):
+        return [lvalue, *(name for item in lvalue.items for name in _names(item))]
+    if isinstance(lvalue, StarExpr):
+        return [lvalue, *_names(lvalue.expr)]
+    return [lvalue]
 
 
 def _classes_of(typ: Type) -> list[TypeInfo]:

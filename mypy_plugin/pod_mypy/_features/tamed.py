@@ -271,7 +271,9 @@ class _Walker(CallbackRules):  # one line of bases: mypyc compiles no diamond
         self._class_rules(o)
         for expr in [*o.decorators, *o.base_type_exprs, *o.keywords.values()]:
             self.expressions(expr)
+        self.enter_class(o)
         self.block(o.defs)
+        self.leave_class()
 
     def _any_accepted(self, expr: Expression) -> bool:
         """An ``Any`` no value of hook code can carry past: a literal typed from its context
