@@ -23,6 +23,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -65,16 +66,32 @@ def walk(call: ToolCallSummary) -> PreToolDecision:
 CONFIG = "[mypy]\nplugins = pod_mypy\nstrict = true\n"
 
 
-def test_pod_mypy_refuses_the_traceback_road(tmp_path: Path) -> None:
-    (tmp_path / "hooks.py").write_text(HOOKS)
-    (tmp_path / "mypy.ini").write_text(CONFIG)
-    done = subprocess.run(
+def _pod_mypy(project: Path, source: str) -> subprocess.CompletedProcess[str]:
+    """mypy with pod_mypy over ``source`` as ``hooks.py``."""
+    (project / "hooks.py").write_text(source)
+    (project / "mypy.ini").write_text(CONFIG)
+    return subprocess.run(
         [sys.executable, "-m", "mypy", "--config-file", "mypy.ini", "hooks.py"],
-        cwd=tmp_path,
+        cwd=project,
         capture_output=True,
         text=True,
         check=False,
     )
+
+
+def _import_unchecked(project: Path, source: str, name: str) -> ModuleType:
+    """``source`` imported as module ``name`` without any check: what the refusal prevents."""
+    (project / "hooks.py").write_text(source)
+    spec = importlib.util.spec_from_file_location(name, project / "hooks.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_pod_mypy_refuses_the_traceback_road(tmp_path: Path) -> None:
+    done = _pod_mypy(tmp_path, HOOKS)
     assert done.returncode == 1, done.stdout + done.stderr
     errors = [line for line in done.stdout.splitlines() if ": error:" in line]
     assert any(
@@ -91,12 +108,7 @@ def test_pod_mypy_refuses_the_traceback_road(tmp_path: Path) -> None:
 
 async def test_run_unchecked_the_same_module_reaches_the_worker(tmp_path: Path) -> None:
     # what the refusal prevents: the traceback's frames lead up to the Worker's own frame
-    (tmp_path / "hooks.py").write_text(HOOKS)
-    spec = importlib.util.spec_from_file_location("redteam_a06_hooks", tmp_path / "hooks.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _import_unchecked(tmp_path, HOOKS, "redteam_a06_hooks")
     registry: HookRegistry = module.registry
     reached: list[str] = module.REACHED
     script = [ScriptedReply(calls=[ScriptedCall("echo", {"text": "hi"})]), ScriptedReply("done")]
@@ -152,15 +164,7 @@ def patch(call: ToolCallSummary) -> PreToolDecision:
 
 
 def test_pod_mypy_refuses_the_typeddict_road(tmp_path: Path) -> None:
-    (tmp_path / "hooks.py").write_text(PATCHING_HOOKS)
-    (tmp_path / "mypy.ini").write_text(CONFIG)
-    done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--config-file", "mypy.ini", "hooks.py"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = _pod_mypy(tmp_path, PATCHING_HOOKS)
     errors = [line for line in done.stdout.splitlines() if ": error:" in line]
     assert errors == [
         'hooks.py:19: error: @final on TypedDict "Plain" is not allowed in a hook module: mypy '
@@ -246,15 +250,7 @@ def tamper(call: ToolCallSummary) -> PreToolDecision:
 
 
 def test_pod_mypy_refuses_the_shared_default_road(tmp_path: Path) -> None:
-    (tmp_path / "hooks.py").write_text(SHARING_HOOKS)
-    (tmp_path / "mypy.ini").write_text(CONFIG)
-    done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--config-file", "mypy.ini", "hooks.py"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = _pod_mypy(tmp_path, SHARING_HOOKS)
     errors = [line.split(": error: ")[0] for line in done.stdout.splitlines() if ": error:" in line]
     assert errors == ["hooks.py:23", "hooks.py:30"], done.stdout + done.stderr
     assert 'the default of parameter "box" is one value shared by every call' in done.stdout
@@ -266,12 +262,7 @@ async def test_run_unchecked_the_shared_default_road_writes_the_hosts_environmen
 ) -> None:
     # what the refusal prevents: the hook sets a variable in the host process's environment
     monkeypatch.delenv("POD_REDTEAM_SHARED_DEFAULT", raising=False)
-    (tmp_path / "hooks.py").write_text(SHARING_HOOKS)
-    spec = importlib.util.spec_from_file_location("redteam3_hooks", tmp_path / "hooks.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _import_unchecked(tmp_path, SHARING_HOOKS, "redteam3_hooks")
     registry: HookRegistry = module.registry
     script = [ScriptedReply(calls=[ScriptedCall("echo", {"text": "hi"})]), ScriptedReply("done")]
     try:
@@ -314,15 +305,7 @@ def silence(call: ToolCallSummary) -> PreToolDecision:
 
 
 def test_pod_mypy_refuses_the_set_algebra_road(tmp_path: Path) -> None:
-    (tmp_path / "hooks.py").write_text(INTERSECTING_HOOKS)
-    (tmp_path / "mypy.ini").write_text(CONFIG)
-    done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--config-file", "mypy.ini", "hooks.py"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = _pod_mypy(tmp_path, INTERSECTING_HOOKS)
     errors = [line for line in done.stdout.splitlines() if ": error:" in line]
     assert len(errors) == 1, done.stdout + done.stderr
     assert errors[0].startswith('hooks.py:9: error: class "FakeLogger" defines __eq__ by hand')
@@ -331,12 +314,7 @@ def test_pod_mypy_refuses_the_set_algebra_road(tmp_path: Path) -> None:
 async def test_run_unchecked_the_set_algebra_road_switches_a_logger_off(tmp_path: Path) -> None:
     # what the refusal prevents: the host's logger is disabled by a hook that never named it
     target = logging.getLogger("pod.redteam4")
-    (tmp_path / "hooks.py").write_text(INTERSECTING_HOOKS)
-    spec = importlib.util.spec_from_file_location("redteam4_hooks", tmp_path / "hooks.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _import_unchecked(tmp_path, INTERSECTING_HOOKS, "redteam4_hooks")
     registry: HookRegistry = module.registry
     script = [ScriptedReply(calls=[ScriptedCall("echo", {"text": "hi"})]), ScriptedReply("done")]
     try:
