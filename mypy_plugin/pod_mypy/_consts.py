@@ -390,6 +390,11 @@ MESSAGES: Final = {
         "the base any value can be stored and read back as the narrower type; keep the "
         "base's type"
     ),
+    "any_captured": (
+        'capture "{name}" binds a name of type {target}, and the subject may hold an Any (or '
+        "a class pattern reads an attribute that may be one): mypy lets the captured value "
+        "become that type unchecked; capture into a fresh name and narrow it with isinstance"
+    ),
     "any_converted": (
         "this expression may be an Any, and mypy lets it become {target} here unchecked "
         "(an isinstance against a generic class gives its items type Any): narrow it with "

@@ -136,7 +136,7 @@ class CallbackRules(ConversionRules):
             value = get_proper_type(self.types.get(statement.rvalue))
             items = value.items if isinstance(value, TupleType) else [value]
             matches = len(items) == len(parameters) and all(
-                item is not None and not has_any(item, 0) and is_subtype(item, parameter)
+                item is not None and not has_any(item) and is_subtype(item, parameter)
                 for item, parameter in zip(items, parameters, strict=True)
             )
             if not matches:
@@ -224,7 +224,7 @@ class CallbackRules(ConversionRules):
                 continue
             for index in range(first, len(mine.arg_types)):
                 given = received(signature, index, mine.arg_kinds[index], mine.arg_names[index])
-                if given is not None and has_any(given, 0) and self._holds(mine.arg_types[index]):
+                if given is not None and has_any(given) and self._holds(mine.arg_types[index]):
                     message = MESSAGES["any_parameter"].format(
                         name=function.name, base=library.name, parameter=mine.arg_names[index]
                     )

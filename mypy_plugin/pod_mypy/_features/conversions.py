@@ -16,7 +16,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Final
 
 from mypy.argmap import map_actuals_to_formals
@@ -37,6 +37,7 @@ from mypy.nodes import (
     LambdaExpr,
     ListComprehension,
     ListExpr,
+    MatchStmt,
     MemberExpr,
     MypyFile,
     NameExpr,
@@ -52,25 +53,33 @@ from mypy.nodes import (
     YieldExpr,
 )
 from mypy.options import Options
+from mypy.patterns import (
+    AsPattern,
+    ClassPattern,
+    MappingPattern,
+    OrPattern,
+    Pattern,
+    SequencePattern,
+    StarredPattern,
+)
 from mypy.types import (
     AnyType,
     CallableType,
     Instance,
-    Overloaded,
+    ProperType,
     TupleType,
     Type,
     TypedDictType,
     TypeOfAny,
-    TypeType,
     TypeVarId,
     TypeVarType,
-    UnionType,
     get_proper_type,
 )
 
 from .._consts import HOOK_ESCAPE, MESSAGES
 from .grants import Grants
 from .soundness import SoundnessRules
+from .types import some_part
 
 __all__ = ["ConversionRules", "has_any"]
 
@@ -88,6 +97,8 @@ class ConversionRules(SoundnessRules):
         self._returns: list[Type | None] = []
         """The declared result of each function the walk is in (innermost last)."""
         self._module_receivers: set[int] = set()
+        self._any_types: dict[int, bool] = {}
+        """has_any's answer by the id of a type in the module's type map."""
 
     # -- an Any becoming a hook class ----------------------------------------------------
 
@@ -103,15 +114,21 @@ class ConversionRules(SoundnessRules):
         if isinstance(expr, (AssignmentExpr, StarExpr)):
             return self._carries_any(expr.value if isinstance(expr, AssignmentExpr) else expr.expr)
         typ = self.types.get(expr)
-        return typ is not None and has_any(typ, 0)
+        if typ is None:
+            return False
+        known = self._any_types.get(id(typ))  # the map keeps typ alive: its id is its own
+        if known is None:
+            known = self._any_types[id(typ)] = has_any(typ)
+        return known
 
     def _holds(self, typ: Type | None, free: frozenset[TypeVarId] = _NO_FREE) -> bool:
         """``typ`` holds a hook-module class, or a type variable not in ``free`` (a type
         variable of the code around it: a caller chooses it)."""
-        return typ is not None and _holds(typ, free, self.grants.own_code, self.here, 0)
+        return typ is not None and _holds(typ, free, self.grants.own_code, self.here)
 
     def _converted(self, expr: Expression | None, target: Type | None) -> None:
-        if self._holds(target) and self._carries_any(expr) and expr is not None:
+        # The Any test first: most values carry none, and _holds walks the target's type.
+        if expr is not None and self._carries_any(expr) and self._holds(target):
             self._report_any(expr, target)
 
     def _report_any(self, expr: Expression, target: Type | None) -> None:
@@ -165,7 +182,7 @@ class ConversionRules(SoundnessRules):
             if default is None or default.line < 1:  # a plugin's method (a dataclass __init__)
                 continue
             self._converted(default, formal)
-            if _has_type_variable(formal, 0) and not _is_none(default):
+            if _has_type_variable(formal) and not _is_none(default):
                 message = MESSAGES["generic_default"].format(name=argument.variable.name)
                 self._report(default, message, HOOK_ESCAPE)
 
@@ -266,6 +283,21 @@ class ConversionRules(SoundnessRules):
     def _walrus(self, o: AssignmentExpr) -> None:
         self._stored(o.target, o.value)
 
+    def matched(self, o: MatchStmt) -> None:
+        """A capture binds what the pattern took from the subject, and a name bound before the
+        capture keeps its type: the item of a ``list[Any]`` (or an attribute typed ``Any``, under a
+        class pattern) becomes that type unchecked, and stays it after the ``match``."""
+        subject_any = self._carries_any(o.subject)
+        for pattern in o.patterns:
+            for name, under_class in _captures(pattern, under_class=False):
+                var = name.node
+                if name.is_new_def:  # its first binding: the variable takes what it captured
+                    continue
+                if (subject_any or under_class) and isinstance(var, Var) and self._holds(var.type):
+                    shown = format_type(var.type, _OPTIONS) if var.type else "a hook class"
+                    message = MESSAGES["any_captured"].format(name=name.name, target=shown)
+                    self._report(name, message, HOOK_ESCAPE)
+
     # -- a module object as a value -------------------------------------------------------
 
     def _member_expr(self, o: MemberExpr) -> None:
@@ -276,16 +308,22 @@ class ConversionRules(SoundnessRules):
 
     def check_module_values(self) -> None:
         receivers = self._module_receivers
-        receivers.update(id(expr.expr) for expr in self.types if type(expr) is MemberExpr)
+        candidates: list[Expression] = []  # one pass over the map: most entries are neither
+        for expr in self.types:
+            if isinstance(expr, MemberExpr):
+                receivers.add(id(expr.expr))
+                candidates.append(expr)
+            elif isinstance(expr, (NameExpr, CallExpr)):
+                candidates.append(expr)
         found = {finding[0] for finding in self.findings}
         lines: set[int] = set()
-        for expr, typ in self.types.items():
+        for expr in candidates:
             if id(expr) in receivers or expr.line in lines:
                 continue
             node = expr.node if isinstance(expr, RefExpr) else None
             if isinstance(node, MypyFile):
                 what = f'module "{node.fullname}"'
-            elif expr.line not in found and self._module_from_elsewhere(expr, typ):
+            elif expr.line not in found and self._module_from_elsewhere(expr, self.types[expr]):
                 what = "a module"
             else:
                 continue
@@ -317,7 +355,7 @@ class ConversionRules(SoundnessRules):
                 continue
             for lvalue in statement.lvalues:
                 var = lvalue.node if isinstance(lvalue, NameExpr) else None
-                if isinstance(var, Var) and var.type and _has_type_variable(var.type, 0):
+                if isinstance(var, Var) and var.type and _has_type_variable(var.type):
                     message = MESSAGES["generic_class_value"].format(name=var.name, cls=o.name)
                     self._report(statement, message, HOOK_ESCAPE)
 
@@ -325,7 +363,7 @@ class ConversionRules(SoundnessRules):
         super().decorated(o)
         function = o.func.type
         if not isinstance(function, CallableType) or not any(
-            _has_type_variable(part, 0) for part in [*function.arg_types, function.ret_type]
+            _has_type_variable(part) for part in [*function.arg_types, function.ret_type]
         ):
             return
         for decorator in o.decorators:
@@ -339,53 +377,58 @@ class ConversionRules(SoundnessRules):
         self.check_module_values()
 
 
-def has_any(typ: Type, depth: int) -> bool:
+def _captures(pattern: Pattern | None, *, under_class: bool) -> Iterator[tuple[NameExpr, bool]]:
+    """The names ``pattern`` binds, each with whether a class pattern is around it."""
+    if isinstance(pattern, AsPattern):
+        if pattern.name is not None:
+            yield pattern.name, under_class
+        yield from _captures(pattern.pattern, under_class=under_class)
+    elif isinstance(pattern, StarredPattern):
+        if pattern.capture is not None:
+            yield pattern.capture, under_class
+    elif isinstance(pattern, MappingPattern):
+        if pattern.rest is not None:
+            yield pattern.rest, under_class
+        for sub in pattern.values:
+            yield from _captures(sub, under_class=under_class)
+    elif isinstance(pattern, (OrPattern, SequencePattern)):
+        for sub in pattern.patterns:
+            yield from _captures(sub, under_class=under_class)
+    elif isinstance(pattern, ClassPattern):
+        for sub in [*pattern.positionals, *pattern.keyword_values]:
+            yield from _captures(sub, under_class=True)
+
+
+def has_any(typ: Type) -> bool:
     """Whether a value of ``typ`` may be an ``Any`` (one mypy reported itself aside)."""
-    if depth > 8:
-        return False
-    proper = get_proper_type(typ)
+    return some_part(typ, _any_test)
+
+
+def _any_test(proper: ProperType) -> bool | None:
     if isinstance(proper, AnyType):
         return proper.type_of_any != TypeOfAny.from_error
-    if isinstance(proper, Instance):
-        return any(has_any(arg, depth + 1) for arg in proper.args)
-    if isinstance(proper, (UnionType, TupleType)):
-        return any(has_any(item, depth + 1) for item in proper.items)
-    if isinstance(proper, TypedDictType):
-        return any(has_any(item, depth + 1) for item in proper.items.values())
-    if isinstance(proper, CallableType):
-        return has_any(proper.ret_type, depth + 1)
-    if isinstance(proper, TypeType):
-        return has_any(proper.item, depth + 1)
-    return False
+    return None
 
 
 def _holds(
-    typ: Type, free: frozenset[TypeVarId], own: Callable[[str, str], bool], here: str, depth: int
+    typ: Type, free: frozenset[TypeVarId], own: Callable[[str, str], bool], here: str
 ) -> bool:
-    if depth > 8:
-        return False
-    proper = get_proper_type(typ)
-    if isinstance(proper, TypeVarType):
-        return proper.id not in free
-    if isinstance(proper, Instance):
-        if own(proper.type.fullname, here):
+    def test(proper: ProperType) -> bool | None:
+        if isinstance(proper, TypeVarType):
+            return proper.id not in free
+        if isinstance(proper, Instance) and own(proper.type.fullname, here):
             return True
-        return any(_holds(arg, free, own, here, depth + 1) for arg in proper.args)
-    if isinstance(proper, (UnionType, TupleType)):
-        return any(_holds(item, free, own, here, depth + 1) for item in proper.items)
-    if isinstance(proper, TypedDictType):
-        return any(_holds(item, free, own, here, depth + 1) for item in proper.items.values())
-    if isinstance(proper, CallableType):
-        return _holds(proper.ret_type, free, own, here, depth + 1)
-    if isinstance(proper, TypeType):
-        return _holds(proper.item, free, own, here, depth + 1)
-    if isinstance(proper, Overloaded):
-        return any(_holds(item, free, own, here, depth + 1) for item in proper.items)
-    return False
+        return None
+
+    return some_part(typ, test)
 
 
-def _has_type_variable(typ: Type, depth: int) -> bool:
-    return _holds(typ, _NO_FREE, lambda fullname, here: False, "", depth)
+def _has_type_variable(typ: Type) -> bool:
+    return some_part(typ, _type_variable_test)
+
+
+def _type_variable_test(proper: ProperType) -> bool | None:
+    return True if isinstance(proper, TypeVarType) else None
 
 
 def _is_none(expr: Expression) -> bool:

@@ -42,10 +42,10 @@ from mypy.types import (
     LiteralType,
     NoneType,
     Overloaded,
+    ProperType,
     TupleType,
     Type,
     TypedDictType,
-    TypeType,
     TypeVarType,
     UnionType,
     get_proper_type,
@@ -53,6 +53,7 @@ from mypy.types import (
 
 from .._consts import HOOK_ESCAPE, MESSAGES
 from .retyping import RetypingRules
+from .types import some_part
 
 __all__ = ["NarrowingRules"]
 
@@ -111,7 +112,7 @@ class NarrowingRules(RetypingRules):
         if o.analyzed is not None or not isinstance(o.index, (StrExpr, IntExpr)):
             return
         read = self.types.get(o)
-        if read is None or not self._holds_own_class(read, 0):
+        if read is None or not self._holds_own_class(read):
             return
         base = get_proper_type(self.types.get(o.base))
         declared: list[Type] = []
@@ -140,7 +141,7 @@ class NarrowingRules(RetypingRules):
         read = self.types.get(expr)
         if var.type is None or read is None or self._same_or_optional(read, var.type):
             return False
-        return self._holds_own_class(read, 0)
+        return self._holds_own_class(read)
 
     def _same_or_optional(self, read: Type, declared: Type) -> bool:
         """``read`` is ``declared``, ``None``, or ``declared`` without ``None``."""
@@ -157,23 +158,17 @@ class NarrowingRules(RetypingRules):
     def note_nonlocals(self, names: list[str]) -> None:
         self._nonlocals.update(names)
 
-    def _holds_own_class(self, typ: Type, depth: int) -> bool:
-        proper = get_proper_type(typ)
-        if depth > 6:
-            return False
-        if isinstance(proper, TypeVarType):
-            return True
-        if isinstance(proper, Instance):
-            if self.grants.own_code(proper.type.fullname, self.here):
+    def _holds_own_class(self, typ: Type) -> bool:
+        def test(proper: ProperType) -> bool | None:
+            if isinstance(proper, TypeVarType):
                 return True
-            return any(self._holds_own_class(arg, depth + 1) for arg in proper.args)
-        if isinstance(proper, UnionType):
-            return any(self._holds_own_class(item, depth + 1) for item in proper.items)
-        if isinstance(proper, TupleType):
-            return any(self._holds_own_class(item, depth + 1) for item in proper.items)
-        if isinstance(proper, TypeType):
-            return self._holds_own_class(proper.item, depth + 1)
-        return False
+            if isinstance(proper, Instance) and self.grants.own_code(
+                proper.type.fullname, self.here
+            ):
+                return True
+            return None
+
+        return some_part(typ, test)
 
     def check_narrowed_locals(self) -> None:
         for read, var in self._narrowed_locals:
@@ -215,7 +210,7 @@ class NarrowingRules(RetypingRules):
 
     def _equality_target(self, target: Type) -> bool:
         """A type that holds a hook class whose ``==`` may be more than identity."""
-        return self._holds_own_class(target, 0) and not self._identity_only(target)
+        return self._holds_own_class(target) and not self._identity_only(target)
 
     def _identity_only(self, target: Type) -> bool:
         """A hook Enum's members that keep ``object.__eq__``: equal only to themselves (an

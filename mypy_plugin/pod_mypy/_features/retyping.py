@@ -39,6 +39,7 @@ from mypy.types import (
     Instance,
     NoneType,
     Overloaded,
+    ProperType,
     TupleType,
     Type,
     TypeOfAny,
@@ -49,6 +50,7 @@ from mypy.types import (
 
 from .._consts import HOOK_ESCAPE, MESSAGES
 from .syntax import SyntaxRules
+from .types import some_part
 
 __all__ = ["RetypingRules", "called_only", "dispatch_register"]
 
@@ -222,7 +224,7 @@ class RetypingRules(SyntaxRules):
     def annotation_callables(self, context: Context, typ: Type | None) -> None:
         """A ``Callable[..., T]`` declared in hook code holds a typed function and calls it
         unchecked."""
-        if typ is not None and _has_ellipsis_callable(typ, 0):
+        if typ is not None and _has_ellipsis_callable(typ):
             self._report(context, MESSAGES["ellipsis_annotation"], HOOK_ESCAPE)
 
     def check_handed_on(self) -> None:
@@ -282,18 +284,11 @@ def _untyped_callable(typ: Type) -> bool:
     return False
 
 
-def _has_ellipsis_callable(typ: Type, depth: int) -> bool:
-    proper = get_proper_type(typ)
-    if depth > 6:
-        return False
-    if isinstance(proper, CallableType):
-        if proper.is_ellipsis_args and not proper.is_type_obj():
-            return True
-        parts = [*proper.arg_types, proper.ret_type]
-    elif isinstance(proper, Instance):
-        parts = list(proper.args)
-    elif isinstance(proper, (UnionType, TupleType)):
-        parts = list(proper.items)
-    else:
-        return False
-    return any(_has_ellipsis_callable(part, depth + 1) for part in parts)
+def _has_ellipsis_callable(typ: Type) -> bool:
+    return some_part(typ, _ellipsis_test, parameters=True)
+
+
+def _ellipsis_test(proper: ProperType) -> bool | None:
+    if isinstance(proper, CallableType) and proper.is_ellipsis_args and not proper.is_type_obj():
+        return True
+    return None

@@ -311,7 +311,7 @@ class SoundnessRules(NarrowingRules):
             kind, name, typ = mine.arg_kinds[index], mine.arg_names[index], mine.arg_types[index]
             given = received(theirs, index, kind, name)
             narrowed = given is not None and not is_subtype(given, typ)
-            if narrowed and self._holds_own_class(typ, 0):
+            if narrowed and self._holds_own_class(typ):
                 return True
         return False
 

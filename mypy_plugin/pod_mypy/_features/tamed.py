@@ -249,6 +249,7 @@ class _Walker(CallbackRules):  # one line of bases: mypyc compiles no diamond
             self.block(o.finally_body)
         elif isinstance(o, MatchStmt):
             self.expressions(o.subject)
+            self.matched(o)
             for pattern, guard, body in zip(o.patterns, o.guards, o.bodies, strict=False):
                 self.patterns(pattern, o.subject)
                 self.expressions(pattern)

@@ -42,7 +42,7 @@ from mypy.types import (
     get_proper_type,
 )
 
-__all__ = ["TypeRule", "shown"]
+__all__ = ["TypeRule", "shown", "some_part"]
 
 _PASSED_ANY: Final = frozenset(
     {TypeOfAny.special_form, TypeOfAny.from_error, TypeOfAny.implementation_artifact}
@@ -212,3 +212,47 @@ _ANY: Final = "type Any"
 def shown(problem: str) -> str:
     """A problem as a message shows it (without the internal mark)."""
     return problem.removeprefix(_PRIVILEGED_MARK)
+
+
+def some_part(
+    typ: Type, test: Callable[[ProperType], bool | None], *, parameters: bool = False
+) -> bool:
+    """Whether ``test`` answers True for a part of ``typ`` a value of it can hold: type
+    arguments, union and tuple items, TypedDict values, a callable's result (and its
+    parameters, with ``parameters``), ``type[X]``'s ``X``, overload items. ``test`` answers
+    True (found), False (not here, nor inside) or None (look inside). Each alias is expanded
+    once, so a recursive one (``JsonValue``) ends; its arguments are looked at too, so what
+    a later expansion holds was seen at the first. No depth limit: one would hide a part."""
+    if type(typ) is Instance and not typ.args:  # most types: nothing inside
+        return test(typ) is True
+    seen: set[int] = set()
+    stack = [typ]
+    while stack:
+        part = stack.pop()
+        if isinstance(part, TypeAliasType):
+            key = id(part.alias) if part.alias is not None else id(part)
+            if key in seen:
+                continue
+            seen.add(key)
+            stack.extend(part.args)
+        proper = get_proper_type(part)
+        answer = test(proper)
+        if answer is not None:
+            if answer:
+                return True
+            continue
+        if isinstance(proper, Instance):
+            stack.extend(proper.args)
+        elif isinstance(proper, (UnionType, TupleType)):
+            stack.extend(proper.items)
+        elif isinstance(proper, TypedDictType):
+            stack.extend(proper.items.values())
+        elif isinstance(proper, CallableType):
+            stack.append(proper.ret_type)
+            if parameters:
+                stack.extend(proper.arg_types)
+        elif isinstance(proper, TypeType):
+            stack.append(proper.item)
+        elif isinstance(proper, Overloaded):
+            stack.extend(proper.items)
+    return False
