@@ -87,6 +87,9 @@ class Rules:
         self._nonlocals: set[str] = set()
         self._narrowed_locals: list[tuple[NameExpr, Var]] = []
         """Reads of typed locals: refused at the end if narrowed and rebound (nonlocal)."""
+        self._alias_sides: set[int] = set()
+        """Both sides of a type alias's definition (``Rule: TypeAlias = A | B``; mypy adds a
+        ``TypeAliasExpr`` for the value): a type, judged where it is used as a value."""
         self._cache_uses: set[int] = set()
         """Expressions of a cache or a partial where they may be: called, bound to a name, or
         the receiver of a member read."""

@@ -70,6 +70,7 @@ from mypy.nodes import (
     TempNode,
     TryStmt,
     TupleExpr,
+    TypeAliasExpr,
     WhileStmt,
     WithStmt,
     YieldExpr,
@@ -174,6 +175,8 @@ class _Walker(CallbackRules):  # one line of bases: mypyc compiles no diamond
             self.bind(o)
             if o.is_alias_def and isinstance(o.rvalue, StrExpr):  # X: TypeAlias = "..."
                 self.annotation(o, parse_type_string(o.rvalue.value, "", o.line, o.column))
+            if o.is_alias_def:
+                self._alias_sides.update(id(side) for side in [*o.lvalues, o.rvalue])
             for lvalue in o.lvalues:
                 self._target(lvalue, "__setitem__")
             self.assigned(o)
@@ -327,7 +330,7 @@ class _Walker(CallbackRules):  # one line of bases: mypyc compiles no diamond
             # once a class: settled here, without a call.
             if type(typ) is Instance and not typ.args and plain_answers.get(typ.type, "") is None:
                 continue
-            if expr.line in lines:
+            if expr.line in lines or id(expr) in self._alias_sides or type(expr) is TypeAliasExpr:
                 continue
             if refused and isinstance(expr, RefExpr) and self._was_refused(expr.fullname):
                 continue  # refused where it is imported
