@@ -87,6 +87,7 @@ from mypy.types import (
 from .._consts import HOOK_BOUNDARY, HOOK_ESCAPE, HOOK_UNTAMED, MESSAGES
 from .base import Finding
 from .callbacks import CallbackRules
+from .conversions import has_any
 from .grants import Grants
 from .types import shown
 
@@ -330,8 +331,10 @@ class _Walker(CallbackRules):  # one line of bases: mypyc compiles no diamond
             # once a class: settled here, without a call.
             if type(typ) is Instance and not typ.args and plain_answers.get(typ.type, "") is None:
                 continue
-            if expr.line in lines or id(expr) in self._alias_sides or type(expr) is TypeAliasExpr:
+            if expr.line in lines:
                 continue
+            if (id(expr) in self._alias_sides or type(expr) is TypeAliasExpr) and not has_any(typ):
+                continue  # a type alias's definition: a type (one with an Any is refused)
             if refused and isinstance(expr, RefExpr) and self._was_refused(expr.fullname):
                 continue  # refused where it is imported
             problem = judge(self._judged_type(expr, typ) if type(expr) is MemberExpr else typ)

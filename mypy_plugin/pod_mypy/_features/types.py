@@ -218,20 +218,23 @@ def some_part(
     typ: Type, test: Callable[[ProperType], bool | None], *, parameters: bool = False
 ) -> bool:
     """Whether ``test`` answers True for a part of ``typ`` a value of it can hold: type
-    arguments, union and tuple items, TypedDict values, a callable's result (and its
-    parameters, with ``parameters``), ``type[X]``'s ``X``, overload items. ``test`` answers
-    True (found), False (not here, nor inside) or None (look inside). Each alias is expanded
-    once, so a recursive one (``JsonValue``) ends; its arguments are looked at too, so what
-    a later expansion holds was seen at the first. No depth limit: one would hide a part."""
+    arguments, union and tuple items (and a NamedTuple's class), TypedDict values, a
+    callable's result (and its parameters, with ``parameters``), ``type[X]``'s ``X``,
+    overload items. ``test`` answers True (found), False (not here, nor inside) or None
+    (look inside). Each alias is expanded once, so a recursive one (``JsonValue``) ends; its
+    arguments are looked at too, so what a later expansion holds was seen at the first. No
+    depth limit: one would hide a part."""
     if type(typ) is Instance and not typ.args:  # most types: nothing inside
         return test(typ) is True
-    seen: set[int] = set()
+    seen: set[int] | None = None
     stack = [typ]
     while stack:
         part = stack.pop()
         if isinstance(part, TypeAliasType):
             key = id(part.alias) if part.alias is not None else id(part)
-            if key in seen:
+            if seen is None:
+                seen = set()
+            elif key in seen:
                 continue
             seen.add(key)
             stack.extend(part.args)
@@ -243,8 +246,12 @@ def some_part(
             continue
         if isinstance(proper, Instance):
             stack.extend(proper.args)
-        elif isinstance(proper, (UnionType, TupleType)):
+        elif isinstance(proper, UnionType):
             stack.extend(proper.items)
+        elif isinstance(proper, TupleType):
+            stack.extend(proper.items)
+            if proper.partial_fallback.type.fullname != "builtins.tuple":  # a NamedTuple
+                stack.append(proper.partial_fallback)  # (a plain one's may say tuple[Any])
         elif isinstance(proper, TypedDictType):
             stack.extend(proper.items.values())
         elif isinstance(proper, CallableType):
