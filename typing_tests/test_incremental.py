@@ -117,6 +117,12 @@ EDITS = {
         HELPERS + "\n\nclass Same:\n    def __eq__(self, other: object) -> bool:\n"
         "        return True\n\n    def __hash__(self) -> int:\n        return 0\n",
     ),
+    # the pattern and mixin rules: a hook mixin's comparison lands over int's
+    "patterns": (
+        "boxes.py",
+        BOXES + "\n\nclass Never:\n    def __ge__(self, value: int) -> bool:\n"
+        "        return False\n\n\nclass Quiet(Never, int):\n    pass\n",
+    ),
     # what a hook module is: the sibling stops declaring its hook, so importing it is refused
     "hook module": ("sibling.py", "def declared(value: object) -> None:\n    pass\n"),
 }

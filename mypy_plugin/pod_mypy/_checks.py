@@ -156,7 +156,9 @@ class Checks:
                 self._record(hooks, "unverifiable", UNCHECKED_MODULE)
             return set()
         types = checker._type_maps[0]  # pyright: ignore[reportPrivateUsage]
-        findings = check_hook_module(file, types, grants)
+        reported = checker.errors.error_info_map.get(file.path, [])
+        error_lines = frozenset(info.line for info in reported if info.severity == "error")
+        findings = check_hook_module(file, types, grants, error_lines)
         for line, column, message, code in findings:
             fail(checker, message, Context(line, column), code)
         record_module(HookModule(file.path, name, len(findings)))

@@ -410,6 +410,22 @@ MESSAGES: Final = {
         "be any TypedDict with more keys, and the keys it does not declare would be passed "
         'too; name the keys ("k": td["k"])'
     ),
+    "match_args": (
+        'class "{cls}" declares __match_args__ other than as a tuple of string literals: '
+        "mypy then cannot tell which attribute a pattern's positional capture reads, and "
+        'types it Any without an error; write __match_args__ = ("name", ...) without an '
+        "annotation (a dataclass writes it for you)"
+    ),
+    "class_pattern_variable": (
+        "a class pattern whose class is a variable is not allowed in hook code: the variable "
+        "may hold any class at run time, and the pattern reads its attributes; name the class"
+    ),
+    "typeddict_merge": (
+        'merging into a TypedDict in place ("|=") is not allowed in hook code: the other '
+        "value may be any TypedDict with more keys, and every key it holds lands in this "
+        "dict, which may itself be a wider TypedDict held under this type; build a new dict "
+        'with the keys named ({"k": a["k"], ...})'
+    ),
     "generic_default": (
         'the default of parameter "{name}" is one value shared by every call, and its type '
         "holds a type variable: each call would believe it holds its own type argument; "

@@ -87,6 +87,12 @@ class Rules:
         self._nonlocals: set[str] = set()
         self._narrowed_locals: list[tuple[NameExpr, Var]] = []
         """Reads of typed locals: refused at the end if narrowed and rebound (nonlocal)."""
+        self.error_lines: frozenset[int] = frozenset()
+        """The lines mypy reported an error on: an ``Any`` mypy made of an error is passed
+        there only (mypy makes some without a report, e.g. for a ``__match_args__`` it cannot
+        read)."""
+        self._declared: set[int] = set()
+        """The names of declarations without a value (``k: int``): no value is read."""
         self._alias_sides: set[int] = set()
         """Both sides of a type alias's definition (``Rule: TypeAlias = A | B``; mypy adds a
         ``TypeAliasExpr`` for the value): a type, judged where it is used as a value."""

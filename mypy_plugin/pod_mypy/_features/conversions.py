@@ -7,8 +7,9 @@
   assignment's target, a parameter, a return or ``yield``, a display's items, a default;
 - **a module object as a value** (``stash(os.path)``): a module's attributes lead to every
   module of the process (``posixpath.os``). Modules are named only to read a member;
-- **a TypedDict unpacked** (``{"k": v, **plain}``, ``f(**plain)``): any TypedDict with more
-  keys is a value of the type, and its undeclared keys override;
+- **a TypedDict unpacked** (``{"k": v, **plain}``, ``f(**plain)``) or merged in place
+  (``a |= b``): any TypedDict with more keys is a value of the type, and its undeclared keys
+  override;
 - **one value shared by every type argument**: a default of a generic parameter, a class
   attribute of a generic class, a ``functools`` cache on a generic function. Each use
   believes the value holds its own type argument.
@@ -41,6 +42,7 @@ from mypy.nodes import (
     MemberExpr,
     MypyFile,
     NameExpr,
+    OperatorAssignmentStmt,
     OpExpr,
     RefExpr,
     SetComprehension,
@@ -97,7 +99,7 @@ class ConversionRules(SoundnessRules):
         self._returns: list[Type | None] = []
         """The declared result of each function the walk is in (innermost last)."""
         self._module_receivers: set[int] = set()
-        self._any_types: dict[int, bool] = {}
+        self._any_types: dict[tuple[int, bool], bool] = {}
         """has_any's answer by the id of a type in the module's type map."""
 
     # -- an Any becoming a hook class ----------------------------------------------------
@@ -116,9 +118,11 @@ class ConversionRules(SoundnessRules):
         typ = self.types.get(expr)
         if typ is None:
             return False
-        known = self._any_types.get(id(typ))  # the map keeps typ alive: its id is its own
+        errors = expr.line not in self.error_lines
+        key = (id(typ), errors)  # the map keeps typ alive: its id is its own
+        known = self._any_types.get(key)
         if known is None:
-            known = self._any_types[id(typ)] = has_any(typ)
+            known = self._any_types[key] = has_any(typ, errors=errors)
         return known
 
     def _holds(self, typ: Type | None, free: frozenset[TypeVarId] = _NO_FREE) -> bool:
@@ -166,6 +170,12 @@ class ConversionRules(SoundnessRules):
         """``for target in source``, ``with source as target``, ``target += source``."""
         if target is not None:
             self._stored(target, source)
+
+    def operated(self, o: OperatorAssignmentStmt) -> None:
+        """``a |= b`` on a TypedDict: ``dict.update`` with every key ``b`` holds, into the
+        object ``a`` is (a wider TypedDict's too: width subtyping)."""
+        if o.op == "|" and isinstance(get_proper_type(self.types.get(o.lvalue)), TypedDictType):
+            self._report(o, MESSAGES["typeddict_merge"], HOOK_ESCAPE)
 
     def returned(self, value: Expression | None) -> None:
         if self._returns:
@@ -399,12 +409,17 @@ def _captures(pattern: Pattern | None, *, under_class: bool) -> Iterator[tuple[N
             yield from _captures(sub, under_class=True)
 
 
-def has_any(typ: Type) -> bool:
-    """Whether a value of ``typ`` may be an ``Any`` (one mypy reported itself aside)."""
-    return some_part(typ, _any_test)
+def has_any(typ: Type, *, errors: bool = True) -> bool:
+    """Whether a value of ``typ`` may be an ``Any``; with ``errors=False``, not counting one
+    mypy made of an error (where it reported that error)."""
+    return some_part(typ, _any_test if errors else _any_test_past_errors)
 
 
 def _any_test(proper: ProperType) -> bool | None:
+    return True if isinstance(proper, AnyType) else None
+
+
+def _any_test_past_errors(proper: ProperType) -> bool | None:
     if isinstance(proper, AnyType):
         return proper.type_of_any != TypeOfAny.from_error
     return None

@@ -43,7 +43,9 @@ from mypy.nodes import (
     RefExpr,
     StrExpr,
     SuperExpr,
+    TypeAlias,
     TypeInfo,
+    Var,
 )
 from mypy.patterns import (
     AsPattern,
@@ -55,11 +57,13 @@ from mypy.patterns import (
     ValuePattern,
 )
 from mypy.subtypes import is_subtype
+from mypy.typeops import try_getting_str_literals_from_type
 from mypy.types import (
     CallableType,
     Instance,
     NoneType,
     Overloaded,
+    TupleType,
     Type,
     TypeType,
     UnionType,
@@ -144,9 +148,16 @@ class SoundnessRules(NarrowingRules):
         """A class pattern's keywords read attributes (``case C(tb_frame=f)``); a value
         pattern narrows by ``==``. ``subject``: what the pattern matches, where known."""
         if isinstance(pattern, ClassPattern):
-            info = pattern.class_ref.node
-            for key in pattern.keyword_keys:
-                if not self._reflective(pattern, key) and isinstance(info, TypeInfo):
+            info = _pattern_class(pattern)
+            if info is None:  # case kind(...) with kind a variable: any class at run time
+                self._report(pattern, MESSAGES["class_pattern_variable"], HOOK_ESCAPE)
+            keys = list(pattern.keyword_keys)
+            if info is not None and pattern.positionals:
+                keys += _match_args(info)[: len(pattern.positionals)]  # what they read
+            for key in keys:
+                if dunder(key):
+                    self._report(pattern, MESSAGES["dunder"].format(name=key), HOOK_ESCAPE)
+                elif not self._reflective(pattern, key) and info is not None:
                     self._member(pattern, info, key)
             for sub in [*pattern.positionals, *pattern.keyword_values]:
                 self.patterns(sub)
@@ -226,6 +237,13 @@ class SoundnessRules(NarrowingRules):
                 symbol = info.names.get(name)
                 if symbol is not None and not symbol.plugin_generated:  # not a plugin's method
                     self._library_override(o, name)
+        for name, mixin in self._inherited_methods(info).items():  # over a library's
+            self._library_override(o, name, mixin)
+        written = info.names.get("__match_args__")
+        if written is not None and not written.plugin_generated:
+            declared = get_proper_type(written.type) if written.type is not None else None
+            if not isinstance(declared, TupleType) or len(_match_args(info)) != len(declared.items):
+                self._report(o, MESSAGES["match_args"].format(cls=o.name), HOOK_ESCAPE)
         for name in ("__init__", "__new__"):
             self._constructor_override(o, name)
         self._hidden_state(o)
@@ -261,12 +279,37 @@ class SoundnessRules(NarrowingRules):
             return False  # refused as a base (or a tamed base's own base, judged with it)
         return not base.has_base("builtins.BaseException")  # exceptions are C types
 
-    def _library_override(self, o: ClassDef, name: str) -> None:
+    def _inherited_methods(self, info: TypeInfo) -> dict[str, str]:
+        """Methods the class takes from hook-module bases (``class Quiet(Never, int)``), each
+        with the base defining it."""
+        found: dict[str, str] = {}
+        for base in info.mro[1:]:
+            if not self.grants.own_code(base.fullname, self.here):
+                continue
+            for name, symbol in base.names.items():
+                node = symbol.node
+                if name in info.names or symbol.plugin_generated or name in found:
+                    continue
+                if isinstance(node, (FuncDef, Decorator, OverloadedFuncDef)) or (
+                    isinstance(node, Var) and name.startswith("__")  # __ge__ = helper
+                ):
+                    found[name] = base.name
+        return found
+
+    def _library_override(self, o: ClassDef, name: str, mixin: str | None = None) -> None:
         """A library class's own code calls its methods on the hook class's instances: an
-        ``int`` whose ``__hash__`` and ``__eq__`` lie poisons the caches keyed by it."""
+        ``int`` whose ``__hash__`` and ``__eq__`` lie poisons the caches keyed by it. The
+        definition may sit in a hook-module base: the library finds it first all the same."""
         if name in _OVERRIDABLE:
             return
-        base = next((base for base in o.info.mro[1:] if name in base.names), None)
+        base = next(
+            (
+                base
+                for base in o.info.mro[1:]
+                if name in base.names and not self.grants.own_code(base.fullname, self.here)
+            ),
+            None,
+        )
         if base is None or base.fullname == "builtins.object":
             return
         if base.fullname not in self.tamed.whole and base.fullname not in self.tamed.types:
@@ -275,7 +318,10 @@ class SoundnessRules(NarrowingRules):
         function = node.func if isinstance(node, Decorator) else node
         if isinstance(function, FuncDef) and function.abstract_status != NOT_ABSTRACT:
             return  # an abstract method is there to be defined
-        self._report(o, MESSAGES["library_override"].format(name=name, base=base.name), HOOK_ESCAPE)
+        message = MESSAGES["library_override"].format(name=name, base=base.name)
+        if mixin is not None:
+            message += f' (defined in "{mixin}", which this class puts before "{base.name}")'
+        self._report(o, message, HOOK_ESCAPE)
 
     def _constructor_override(self, o: ClassDef, name: str) -> None:
         """Through ``type[Base]`` (a variable, ``cls`` in a classmethod) the class is built with
@@ -388,3 +434,27 @@ def _defined_methods(statement: object) -> list[str]:
             if isinstance(lvalue, NameExpr) and lvalue.name.startswith("__")
         ]
     return []
+
+
+def _pattern_class(pattern: ClassPattern) -> TypeInfo | None:
+    """The class a class pattern names (through an alias too); None for a variable."""
+    node = pattern.class_ref.node
+    if isinstance(node, TypeAlias):
+        target = get_proper_type(node.target)
+        return target.type if isinstance(target, Instance) else None
+    return node if isinstance(node, TypeInfo) else None
+
+
+def _match_args(info: TypeInfo) -> list[str]:
+    """The attributes a class pattern's positional sub-patterns read, where ``__match_args__``
+    is a tuple of literals (mypy makes an error's Any of a capture where it is not)."""
+    symbol = info.get("__match_args__")
+    declared = get_proper_type(symbol.type) if symbol is not None else None
+    if not isinstance(declared, TupleType):
+        return []  # int(x), str(s): the subject itself
+    names = []
+    for item in declared.items:
+        values = try_getting_str_literals_from_type(item)  # mypy's own reading
+        if values is not None and len(values) == 1:
+            names.append(values[0])
+    return names

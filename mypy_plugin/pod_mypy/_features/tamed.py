@@ -89,7 +89,7 @@ from .base import Finding
 from .callbacks import CallbackRules
 from .conversions import has_any
 from .grants import Grants
-from .types import shown
+from .types import ERROR_ANY, shown
 
 __all__ = ["Finding", "Grants", "check_hook_module"]
 
@@ -109,6 +109,7 @@ _COMPOUND: Final = (
     MatchStmt,
 )
 """The statements :meth:`_Walker._compound` takes apart; the rest are judged whole."""
+_ANY_PROBLEMS: Final = ("type Any", ERROR_ANY)
 _DISPLAYS: Final = (
     DictExpr,
     ListExpr,
@@ -122,10 +123,15 @@ _DISPLAYS: Final = (
 
 
 def check_hook_module(
-    file: MypyFile, types: dict[Expression, Type], grants: Grants
+    file: MypyFile,
+    types: dict[Expression, Type],
+    grants: Grants,
+    error_lines: frozenset[int] = frozenset(),
 ) -> list[Finding]:
-    """Every construct of hook module ``file`` that breaks the rule, in line order."""
+    """Every construct of hook module ``file`` that breaks the rule, in line order
+    (``error_lines``: where mypy reported an error)."""
     walker = _Walker(file, types, grants)
+    walker.error_lines = error_lines
     walker.shadowed_builtins()
     walker.statements(file.defs)
     walker.check_types()
@@ -178,12 +184,15 @@ class _Walker(CallbackRules):  # one line of bases: mypyc compiles no diamond
                 self.annotation(o, parse_type_string(o.rvalue.value, "", o.line, o.column))
             if o.is_alias_def:
                 self._alias_sides.update(id(side) for side in [*o.lvalues, o.rvalue])
+            elif isinstance(o.rvalue, TempNode):  # k: int (mypy types a TypedDict's keys so)
+                self._declared.update(id(lvalue) for lvalue in o.lvalues)
             for lvalue in o.lvalues:
                 self._target(lvalue, "__setitem__")
             self.assigned(o)
         elif isinstance(o, OperatorAssignmentStmt):
             self._target(o.lvalue, "__setitem__")
             self.bound(o.lvalue, o.rvalue)
+            self.operated(o)
         elif isinstance(o, ReturnStmt):
             self.returned(o.expr)
         elif isinstance(o, DelStmt):
@@ -326,6 +335,7 @@ class _Walker(CallbackRules):  # one line of bases: mypyc compiles no diamond
         plain_answers = rule.by_class
         lines = {finding[0] for finding in self.findings}
         refused = bool(self._refused)
+        declared = self._declared
         for expr, typ in self.types.items():
             # Most expressions are instances of a class without type arguments, answered
             # once a class: settled here, without a call.
@@ -349,9 +359,11 @@ class _Walker(CallbackRules):  # one line of bases: mypyc compiles no diamond
                     MESSAGES["privileged"].format(subject=subject, problem=shown(message)),
                     HOOK_BOUNDARY,
                 )
-            elif message == "type Any" and self._any_accepted(expr):
+            elif message == ERROR_ANY and (expr.line in self.error_lines or id(expr) in declared):
+                lines.discard(expr.line)  # mypy reported the error it is made of, or no value
+            elif message in _ANY_PROBLEMS and self._any_accepted(expr):
                 lines.discard(expr.line)
-            elif message == "type Any":
+            elif message in _ANY_PROBLEMS:
                 self._report(expr, MESSAGES["any"].format(subject=subject), HOOK_ESCAPE)
             else:
                 self._report(

@@ -2,8 +2,9 @@
 privileged class, and every value it holds is of a tamed class.
 
 - ``Any`` (explicit or inferred) is refused: it hides what a value is. The ``Any`` mypy gives
-  special forms (a reference to ``Literal``, an alias) and the ``Any`` of an error mypy
-  reports itself are not values and are passed over.
+  special forms (a reference to ``Literal``, an alias) is not a value and is passed over; the
+  ``Any`` mypy makes of an error is answered apart (``ERROR_ANY``), and passed only on a line
+  where mypy reported an error (it makes some silently: a ``__match_args__`` it cannot read).
 - A class anywhere in a type (argument, result, type argument) that has the privileged marker
   is refused (``hook-boundary``).
 - A value (an instance type, a function's result) must be of a class tamed by the database,
@@ -42,11 +43,9 @@ from mypy.types import (
     get_proper_type,
 )
 
-__all__ = ["TypeRule", "shown", "some_part"]
+__all__ = ["ERROR_ANY", "TypeRule", "shown", "some_part"]
 
-_PASSED_ANY: Final = frozenset(
-    {TypeOfAny.special_form, TypeOfAny.from_error, TypeOfAny.implementation_artifact}
-)
+_PASSED_ANY: Final = frozenset({TypeOfAny.special_form, TypeOfAny.implementation_artifact})
 _ALWAYS_VALUES: Final = frozenset(
     {
         "builtins.object",
@@ -141,7 +140,7 @@ class TypeRule:
             self._any_met = self._any_met or value
             if proper.type_of_any in _PASSED_ANY:
                 return None
-            return _ANY
+            return ERROR_ANY if proper.type_of_any == TypeOfAny.from_error else _ANY
         if isinstance(proper, Instance):
             return self._instance(proper, value=value, seen=seen)
         if isinstance(proper, (CallableType, Overloaded)):
@@ -207,6 +206,8 @@ _MISSING: Final = "\x01"
 _PRIVILEGED_MARK: Final = "\x00"
 """Prefixes a problem that is a privileged type (reported as ``hook-boundary``)."""
 _ANY: Final = "type Any"
+ERROR_ANY: Final = "type Any (made of an error)"
+"""An ``Any`` mypy made of an error: passed where mypy reported one (the caller knows)."""
 
 
 def shown(problem: str) -> str:
