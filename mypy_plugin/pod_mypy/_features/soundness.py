@@ -452,7 +452,7 @@ def _match_args(info: TypeInfo) -> list[str]:
     declared = get_proper_type(symbol.type) if symbol is not None else None
     if not isinstance(declared, TupleType):
         return []  # int(x), str(s): the subject itself
-    names = []
+    names: list[str] = []
     for item in declared.items:
         values = try_getting_str_literals_from_type(item)  # mypy's own reading
         if values is not None and len(values) == 1:
