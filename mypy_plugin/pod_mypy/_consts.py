@@ -376,8 +376,8 @@ MESSAGES: Final = {
         "on one branch) the run reads theirs, and mypy believes the class's; rename it"
     ),
     "enum_init": (
-        'Enum "{cls}": the value of member "{name}" does not match __init__\'s parameters: '
-        "Enum calls __init__ with it unchecked by mypy; give each member a value of the "
+        'Enum "{cls}": the value of member "{name}" does not match {method}\'s parameters: '
+        "Enum calls {method} with it unchecked by mypy; give each member a value of the "
         "parameters' types"
     ),
     "class_getitem": (
@@ -409,6 +409,13 @@ MESSAGES: Final = {
         "unpacking a TypedDict with ** is not allowed in hook code: a value of the type may "
         "be any TypedDict with more keys, and the keys it does not declare would be passed "
         'too; name the keys ("k": td["k"])'
+    ),
+    "invented_arguments": (
+        'narrowing {member} to "{cls}" is not allowed in hook code: mypy invents the type '
+        "arguments of the narrowed value, and a container typed otherwise elsewhere (a "
+        "list[View] upcast to Sequence[object] or object) would be written through it; narrow "
+        'a union that names "{cls}[...]" (json.loads\'s result is one), or check against a '
+        "read-only type (collections.abc.Mapping, Sequence) and copy the items out"
     ),
     "match_args": (
         'class "{cls}" declares __match_args__ other than as a tuple of string literals: '

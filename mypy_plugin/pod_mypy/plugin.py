@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING, Final, final
 
 import mypy
 from mypy.checker import TypeChecker
-from mypy.nodes import MypyFile
+from mypy.lookup import lookup_fully_qualified
+from mypy.nodes import MypyFile, TypeAlias
 from mypy.options import Options
 from mypy.plugin import FunctionContext, MethodContext, Plugin, ReportConfigContext
-from mypy.types import NoneType, Type, UnionType
+from mypy.types import NoneType, Type, TypeAliasType, UnionType
 
 from ._config import read_settings
 from ._consts import FUNCTION_HOOK_NAMES, METHOD_HOOK_NAMES, SUPPORTED_MYPY
@@ -161,15 +162,23 @@ class PodPlugin(Plugin):
         return self._config_data
 
 
+_JSON_VALUE: Final = "pydantic.types.JsonValue"
 _CALLBACK_ARGUMENTS: Final = frozenset(
     {"cls", "object_hook", "object_pairs_hook", "parse_float", "parse_int", "parse_constant"}
 )
 
 
 def _json_value(ctx: FunctionContext) -> Type:
-    """What the database's ``[json]`` functions return in place of typeshed's ``Any``: a JSON
-    value whose containers hold ``object`` (narrowed with ``isinstance`` like any value)."""
+    """What the database's ``[json]`` functions return in place of typeshed's ``Any``:
+    pydantic's recursive ``JsonValue`` (``pod`` depends on pydantic, so a hook module's build
+    has it), whose containers hold JSON values: narrowing one with ``isinstance(v, list)``
+    gives ``list[JsonValue]``. Without pydantic in the build, a JSON value whose containers
+    hold ``object``."""
     api = ctx.api
+    if isinstance(api, TypeChecker):
+        symbol = lookup_fully_qualified(_JSON_VALUE, api.modules)
+        if symbol is not None and isinstance(symbol.node, TypeAlias):
+            return TypeAliasType(symbol.node, [])
     named = api.named_generic_type
     obj = named("builtins.object", [])
     items: list[Type] = [

@@ -116,17 +116,22 @@ class CallbackRules(ConversionRules):
         return builtins is not None and name in builtins.names
 
     def _enum_values(self, o: ClassDef) -> None:
-        """Enum calls a hand-written ``__init__`` with each member's value (a tuple's items),
-        a call mypy never checks: each value must match the parameters."""
+        """Enum calls a hand-written ``__new__`` and ``__init__`` (the class's own or one it
+        inherits from a member-less Enum of hook code) with each member's value (a tuple's
+        items), a call mypy never checks: each value must match the parameters."""
         info = o.info
-        init = info.names.get("__init__")
-        function = init.node if init is not None else None
-        if not info.is_enum or not isinstance(function, FuncDef):
+        if not info.is_enum:
             return
-        signature = function.type
-        if not isinstance(signature, CallableType):
-            return
-        parameters = signature.arg_types[1:]
+        for name in ("__new__", "__init__"):
+            symbol = info.get(name)
+            function = symbol.node if symbol is not None else None
+            if not isinstance(function, FuncDef) or not isinstance(function.type, CallableType):
+                continue
+            if not self.grants.own_code(function.info.fullname, self.here):
+                continue  # Enum's own: it takes the value
+            self._enum_members_match(o, name, function.type.arg_types[1:])
+
+    def _enum_members_match(self, o: ClassDef, method: str, parameters: list[Type]) -> None:
         for statement in o.defs.body:
             if not isinstance(statement, AssignmentStmt) or len(statement.lvalues) != 1:
                 continue
@@ -140,7 +145,7 @@ class CallbackRules(ConversionRules):
                 for item, parameter in zip(items, parameters, strict=True)
             )
             if not matches:
-                message = MESSAGES["enum_init"].format(cls=o.name, name=lvalue.name)
+                message = MESSAGES["enum_init"].format(cls=o.name, name=lvalue.name, method=method)
                 self._report(statement, message, HOOK_ESCAPE)
 
     def _class_rules(self, o: ClassDef) -> None:

@@ -8,7 +8,12 @@
   operand to the other side's type, but the operands' ``__eq__`` gives the answer (a hook
   class's may answer ``True`` to anything);
 - ``@final`` on a TypedDict: mypy then narrows a union by ``"key" in d``, and a value with
-  extra keys (any TypedDict with fewer keys accepts one) breaks it.
+  extra keys (any TypedDict with fewer keys accepts one) breaks it;
+- ``isinstance`` (or a class pattern) against a class with an invariant type parameter
+  (``list``, ``dict``, ``set``, ``deque``, ``asyncio.Queue``...) from a type that does not fix
+  its arguments (``object``, ``Sequence[object]``, an unrelated class): mypy invents the
+  arguments, and a container typed otherwise elsewhere (``views: list[View]``) is written
+  through the narrowed one (the eighth red team, 2026-12-03).
 """
 
 from __future__ import annotations
@@ -17,11 +22,15 @@ from typing import Final
 
 from mypy.expandtype import expand_type_by_instance
 from mypy.maptype import map_instance_to_supertype
+from mypy.messages import format_type
 from mypy.nodes import (
+    INVARIANT,
     LDEF,
     AssignmentExpr,
+    CallExpr,
     ClassDef,
     ComparisonExpr,
+    Context,
     Expression,
     IndexExpr,
     IntExpr,
@@ -30,9 +39,12 @@ from mypy.nodes import (
     NameExpr,
     RefExpr,
     StrExpr,
+    TupleExpr,
+    TypeAlias,
     TypeInfo,
     Var,
 )
+from mypy.options import Options
 from mypy.patterns import ValuePattern
 from mypy.subtypes import is_same_type, is_subtype
 from mypy.typeops import make_simplified_union
@@ -46,7 +58,9 @@ from mypy.types import (
     TupleType,
     Type,
     TypedDictType,
+    TypeType,
     TypeVarType,
+    UninhabitedType,
     UnionType,
     get_proper_type,
 )
@@ -58,6 +72,21 @@ from .types import some_part
 __all__ = ["NarrowingRules"]
 
 _BY_EQUALITY: Final = frozenset({"==", "!=", "in", "not in"})
+_ISINSTANCE: Final = "builtins.isinstance"
+_READ_ONLY_GENERICS: Final = frozenset({"typing.Mapping", "re.Pattern", "re.Match"})
+"""Invariant in a type parameter, but nothing can be written into them."""
+_NEVER_NARROWED: Final = (
+    NoneType,
+    LiteralType,
+    TupleType,
+    TypedDictType,
+    CallableType,
+    Overloaded,
+    TypeType,
+    UninhabitedType,
+)
+_OPTIONS: Final = Options()
+"""Only for showing a type in a message."""
 _SCALARS: Final = frozenset(
     {"builtins.str", "builtins.int", "builtins.float", "builtins.bytes", "builtins.bool"}
 )
@@ -65,6 +94,26 @@ _SCALARS: Final = frozenset(
 
 
 class NarrowingRules(RetypingRules):
+    # -- narrowing to a class whose type arguments mypy invents ---------------------------
+
+    def _call(self, o: CallExpr) -> None:
+        super()._call(o)
+        callee = o.callee
+        if isinstance(callee, RefExpr) and callee.fullname == _ISINSTANCE and len(o.args) == 2:
+            for info in _named_classes(o.args[1]):
+                self.narrowed_to(o, o.args[0], info)
+
+    def narrowed_to(self, context: Context, subject: Expression | None, info: TypeInfo) -> None:
+        """``subject`` narrowed to class ``info`` (by ``isinstance`` or a class pattern;
+        ``subject`` None: a nested pattern's, not known)."""
+        if not _invariant_generic(info):
+            return
+        typ = self.types.get(subject) if subject is not None else None
+        member = "the value" if typ is None else _inventing_member(typ, info)
+        if member is not None:
+            message = MESSAGES["invented_arguments"].format(cls=info.name, member=member)
+            self._report(context, message, HOOK_ESCAPE)
+
     # -- narrowing that a call can undo ---------------------------------------------------
 
     def _member_expr(self, o: MemberExpr) -> None:
@@ -280,3 +329,47 @@ def _scalar(typ: Type) -> bool:
     if isinstance(proper, NoneType):
         return True
     return isinstance(proper, Instance) and proper.type.fullname in _SCALARS
+
+
+def _named_classes(expr: Expression) -> list[TypeInfo]:
+    """The classes ``isinstance``'s second argument names (a class, an alias, a tuple)."""
+    if isinstance(expr, TupleExpr):
+        return [info for item in expr.items for info in _named_classes(item)]
+    node = expr.node if isinstance(expr, RefExpr) else None
+    if isinstance(node, TypeAlias):
+        target = get_proper_type(node.target)
+        return [target.type] if isinstance(target, Instance) else []
+    return [node] if isinstance(node, TypeInfo) else []
+
+
+def _invariant_generic(info: TypeInfo) -> bool:
+    """A class with an invariant type parameter: what it holds can be written."""
+    if info.fullname in _READ_ONLY_GENERICS:
+        return False
+    return any(
+        isinstance(variable, TypeVarType) and variable.variance == INVARIANT
+        for variable in info.defn.type_vars
+    )
+
+
+def _inventing_member(typ: Type, info: TypeInfo) -> str | None:
+    """A member of ``typ`` whose narrowing to ``info`` has arguments mypy made up, shown."""
+    proper = get_proper_type(typ)
+    for member in proper.items if isinstance(proper, UnionType) else [proper]:
+        part = get_proper_type(member)
+        if isinstance(part, TypeVarType):
+            part = get_proper_type(part.upper_bound)
+        if isinstance(part, _NEVER_NARROWED):
+            continue  # mypy keeps it, or it cannot be an instance of a class
+        if isinstance(part, Instance) and (
+            part.type.has_base(info.fullname)  # its own arguments: real
+            or part.type.is_final
+            or (part.type.module_name == "builtins" == info.module_name and not _is_object(part))
+        ):  # builtins' layouts exclude each other: no object is both
+            continue
+        return format_type(part, _OPTIONS)
+    return None
+
+
+def _is_object(typ: Instance) -> bool:
+    return typ.type.fullname == "builtins.object"

@@ -151,6 +151,8 @@ class SoundnessRules(NarrowingRules):
             info = _pattern_class(pattern)
             if info is None:  # case kind(...) with kind a variable: any class at run time
                 self._report(pattern, MESSAGES["class_pattern_variable"], HOOK_ESCAPE)
+            else:
+                self.narrowed_to(pattern, subject, info)
             keys = list(pattern.keyword_keys)
             if info is not None and pattern.positionals:
                 keys += _match_args(info)[: len(pattern.positionals)]  # what they read
