@@ -80,11 +80,11 @@ _NEVER_NARROWED: Final = (
     LiteralType,
     TupleType,
     TypedDictType,
-    CallableType,
-    Overloaded,
     TypeType,
     UninhabitedType,
 )
+"""Kept as they are by the narrowing, or never an instance of a container (a callable may be
+one: a list subclass with ``__call__``)."""
 _OPTIONS: Final = Options()
 """Only for showing a type in a message."""
 _SCALARS: Final = frozenset(
