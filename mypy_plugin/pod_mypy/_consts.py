@@ -254,9 +254,9 @@ MESSAGES: Final = {
         "library's own code (caches, comparisons) trusts it; add a method of another name"
     ),
     "constructor": (
-        'class "{cls}": {name} narrows a parameter of "{base}".{name} to a hook class; '
-        "through type[{base}] it receives what the base accepts; keep the base's parameter "
-        "types (narrow with isinstance inside)"
+        'class "{cls}": its {name} narrows a parameter of a constructor of "{base}" to a hook '
+        "class; through type[{base}] it receives what the base accepts; keep the base's "
+        "parameter types (narrow with isinstance inside)"
     ),
     "untamed": "{what} is not tamed",
     "untamed_fix": (
@@ -442,6 +442,11 @@ MESSAGES: Final = {
         'class attribute "{name}" of generic class "{cls}" is one value shared by every '
         '"{cls}[...]", and its type holds a type variable: set it in __init__ (or use '
         "dataclasses.field(default_factory=...))"
+    ),
+    "self_class_value": (
+        'class attribute "{name}" of "{cls}" is one value shared by "{cls}" and every '
+        "subclass, and its type holds Self: each class would believe it holds its own "
+        "instances; set it in __init__ (or use dataclasses.field(default_factory=...))"
     ),
     "generic_cache": (
         'a functools cache on generic function "{name}" hands one cached value to calls '

@@ -16,7 +16,9 @@
   poison a Logger's level cache; the merge road (attack04): a TypedDict merged in place with
   ``|=`` holds a Logger under a hook class's type;
 - the narrowed-container road (attack02, eighth red team): a ``list[View]`` upcast to
-  ``Sequence[object]`` and narrowed back with ``isinstance`` takes a Logger, read as a View.
+  ``Sequence[object]`` and narrowed back with ``isinstance`` takes a Logger, read as a View;
+- the constructor road (a11, ninth red team): built through ``type[Takes]``, a class whose
+  ``__init__`` comes from another base takes a Logger as a hook class.
 
 pod_mypy refuses each module; run unchecked, each does what the refusal prevents."""
 
@@ -493,3 +495,59 @@ async def test_run_unchecked_the_narrowed_container_road_removes_the_hosts_handl
         assert handler not in target.handlers
     finally:
         target.removeHandler(handler)
+
+
+# The ninth red team's constructor road (a11, 2026-12-03 evening): built through type[Takes],
+# a class whose __init__ comes from another base takes a Logger as the hook class it names.
+CONSTRUCTOR_HOOKS = """\
+import logging
+
+from pod import Continue, HookRegistry, PreToolDecision, ToolCallSummary, events
+
+registry = HookRegistry()
+
+
+class View:
+    disabled: bool = False
+
+
+class Wants:
+    def __init__(self, thing: View) -> None:
+        thing.disabled = True
+
+
+class Takes:
+    def __init__(self, thing: object) -> None:
+        self.thing = thing
+
+
+class Both(Wants, Takes):
+    pass
+
+
+def build(kind: type[Takes], thing: object) -> Takes:
+    return kind(thing)
+
+
+@registry.on(events.PRE_TOOL_CALL)
+def silence(call: ToolCallSummary) -> PreToolDecision:
+    build(Both, logging.getLogger("pod.redteam9"))
+    return Continue()
+"""
+
+
+def test_pod_mypy_refuses_the_constructor_road(tmp_path: Path) -> None:
+    done = _pod_mypy(tmp_path, CONSTRUCTOR_HOOKS)
+    errors = [line for line in done.stdout.splitlines() if ": error:" in line]
+    assert len(errors) == 1, done.stdout + done.stderr
+    assert errors[0].startswith('hooks.py:22: error: class "Both": its __init__ narrows')
+
+
+async def test_run_unchecked_the_constructor_road_switches_a_logger_off(tmp_path: Path) -> None:
+    target = logging.getLogger("pod.redteam9")
+    module = _import_unchecked(tmp_path, CONSTRUCTOR_HOOKS, "redteam9_hooks")
+    try:
+        await _run_one_call(module.registry)
+        assert target.disabled
+    finally:
+        target.disabled = False

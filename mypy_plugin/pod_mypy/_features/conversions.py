@@ -355,9 +355,9 @@ class ConversionRules(SoundnessRules):
     # -- one value shared by every type argument ------------------------------------------
 
     def _class_rules(self, o: ClassDef) -> None:
+        """A class attribute whose type holds a type variable of a generic class, or
+        ``Self`` (one list for every subclass, each typed its own)."""
         super()._class_rules(o)
-        if not o.info.type_vars:
-            return
         for statement in o.defs.body:
             if not isinstance(statement, AssignmentStmt) or isinstance(statement.rvalue, TempNode):
                 continue
@@ -366,7 +366,8 @@ class ConversionRules(SoundnessRules):
             for lvalue in statement.lvalues:
                 var = lvalue.node if isinstance(lvalue, NameExpr) else None
                 if isinstance(var, Var) and var.type and _has_type_variable(var.type):
-                    message = MESSAGES["generic_class_value"].format(name=var.name, cls=o.name)
+                    key = "generic_class_value" if o.info.type_vars else "self_class_value"
+                    message = MESSAGES[key].format(name=var.name, cls=o.name)
                     self._report(statement, message, HOOK_ESCAPE)
 
     def decorated(self, o: Decorator) -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from mypy.expandtype import expand_type_by_instance
+from mypy.expandtype import expand_type, expand_type_by_instance
 from mypy.maptype import map_instance_to_supertype
 from mypy.messages import format_type
 from mypy.nodes import (
@@ -152,8 +152,10 @@ class NarrowingRules(RetypingRules):
         if not self.grants.own_code(owner, self.here) and owner != self.here:
             return
         mutable = isinstance(found, Var) and not found.is_final and not found.is_property
-        if mutable and isinstance(found, Var) and self._narrowing_undone(o, found):
-            self._report(o, MESSAGES["narrowed"].format(name=o.name), HOOK_ESCAPE)
+        if mutable and isinstance(found, Var):
+            declared = _as_read_on(found, get_proper_type(self.types.get(receiver)))
+            if self._narrowing_undone(o, found, declared):
+                self._report(o, MESSAGES["narrowed"].format(name=o.name), HOOK_ESCAPE)
 
     def _index(self, o: IndexExpr) -> None:
         """``d["k"]``, ``xs[0]``: mypy narrows an item read with a literal index too."""
@@ -184,11 +186,15 @@ class NarrowingRules(RetypingRules):
             shown = f'["{index.value}"]' if isinstance(index, StrExpr) else f"[{index.value}]"
             self._report(o, MESSAGES["narrowed"].format(name=shown), HOOK_ESCAPE)
 
-    def _narrowing_undone(self, expr: Expression, var: Var) -> bool:
+    def _narrowing_undone(self, expr: Expression, var: Var, declared: Type | None = None) -> bool:
         """A read whose type mypy narrowed (beyond removing None) to one that holds a hook
-        class: a call between the check and the read can store a value of another class."""
+        class: a call between the check and the read can store a value of another class.
+        ``declared``: the variable's type as read on the receiver (its type arguments and
+        ``Self`` filled in), where that is not ``var.type``."""
         read = self.types.get(expr)
         if var.type is None or read is None or self._same_or_optional(read, var.type):
+            return False
+        if declared is not None and self._same_or_optional(read, declared):
             return False
         return self._holds_own_class(read)
 
@@ -373,3 +379,17 @@ def _inventing_member(typ: Type, info: TypeInfo) -> str | None:
 
 def _is_object(typ: Instance) -> bool:
     return typ.type.fullname == "builtins.object"
+
+
+def _as_read_on(var: Var, receiver: ProperType | None) -> Type | None:
+    """``var``'s declared type as mypy gives it to a read on ``receiver`` (an instance):
+    its class's type arguments and ``Self`` are the receiver's."""
+    declared = var.type
+    if declared is None or not isinstance(receiver, Instance):
+        return declared
+    owner = var.info
+    if owner.self_type is not None:
+        declared = expand_type(declared, {owner.self_type.id: receiver})
+    if receiver.type.has_base(owner.fullname):
+        declared = expand_type_by_instance(declared, map_instance_to_supertype(receiver, owner))
+    return declared

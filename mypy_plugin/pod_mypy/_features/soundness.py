@@ -246,8 +246,7 @@ class SoundnessRules(NarrowingRules):
             declared = get_proper_type(written.type) if written.type is not None else None
             if not isinstance(declared, TupleType) or len(_match_args(info)) != len(declared.items):
                 self._report(o, MESSAGES["match_args"].format(cls=o.name), HOOK_ESCAPE)
-        for name in ("__init__", "__new__"):
-            self._constructor_override(o, name)
+        self._constructors(o)
         self._hidden_state(o)
 
     def _hidden_state(self, o: ClassDef) -> None:
@@ -325,34 +324,41 @@ class SoundnessRules(NarrowingRules):
             message += f' (defined in "{mixin}", which this class puts before "{base.name}")'
         self._report(o, message, HOOK_ESCAPE)
 
-    def _constructor_override(self, o: ClassDef, name: str) -> None:
-        """Through ``type[Base]`` (a variable, ``cls`` in a classmethod) the class is built with
-        what the base's constructor accepts: a parameter narrowed to a hook class would hold
-        any such value under that class's type."""
-        own = o.info.names.get(name)
-        if own is None or not isinstance(own.node, (FuncDef, OverloadedFuncDef)):
-            return
-        base = next(
-            (base for base in o.info.mro[1:] if name in base.names),
-            None,
-        )
-        if base is None or base.fullname in ("builtins.object", "builtins.tuple"):
-            return  # a NamedTuple: calls of type[tuple[...]] are refused where they are
-        base_node = base.names[name].node
-        if not isinstance(base_node, (FuncDef, OverloadedFuncDef)):
-            return
-        mine, theirs = own.node.type, base_node.type
-        if not isinstance(mine, CallableType) or theirs is None:
-            return
-        base_signatures = theirs.items if isinstance(theirs, Overloaded) else [theirs]
-        for signature in base_signatures:
-            if isinstance(signature, CallableType) and self._narrows(mine, signature):
-                self._report(
-                    o,
-                    MESSAGES["constructor"].format(cls=o.name, name=name, base=base.name),
-                    HOOK_ESCAPE,
-                )
-                return
+    def _constructors(self, o: ClassDef) -> None:
+        """Through ``type[Base]`` (a variable, ``cls`` in a classmethod) a class is built with
+        what mypy reads from the base (its ``__init__`` or its ``__new__``), while the run
+        calls the class's own ``__new__`` and ``__init__``, inherited ones included (from
+        another base too): a parameter of those narrowed to a hook class would hold any value
+        a base accepts. mypy compares no constructor with another."""
+        info = o.info
+        if info.is_enum:
+            return  # type[Level](value) looks a member up: no constructor is called
+        for name in ("__init__", "__new__"):
+            method = info.get_method(name)
+            if not isinstance(method, FuncDef) or not isinstance(method.type, CallableType):
+                continue
+            if not self.grants.own_code(method.info.fullname, self.here):
+                continue  # the library's own (object's): it takes what it is given
+            for base in info.mro[1:]:
+                if base.fullname in ("builtins.object", "builtins.tuple"):
+                    continue  # a NamedTuple: calls of type[tuple[...]] are refused where they are
+                if self._constructor_narrows(method.type, base):
+                    message = MESSAGES["constructor"].format(cls=o.name, name=name, base=base.name)
+                    self._report(o, message, HOOK_ESCAPE)
+                    break
+
+    def _constructor_narrows(self, mine: CallableType, base: TypeInfo) -> bool:
+        for name in ("__init__", "__new__"):
+            theirs = base.get_method(name)
+            if not isinstance(theirs, (FuncDef, OverloadedFuncDef)) or theirs.type is None:
+                continue
+            if theirs.info.fullname == "builtins.object" or theirs.type is mine:
+                continue
+            typ = theirs.type
+            for signature in typ.items if isinstance(typ, Overloaded) else [typ]:
+                if isinstance(signature, CallableType) and self._narrows(mine, signature):
+                    return True
+        return False
 
     def _narrows(self, mine: CallableType, theirs: CallableType) -> bool:
         for index in range(1, len(mine.arg_types)):
