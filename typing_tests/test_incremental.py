@@ -123,6 +123,18 @@ EDITS = {
         BOXES + "\n\nclass Never:\n    def __ge__(self, value: int) -> bool:\n"
         "        return False\n\n\nclass Quiet(Never, int):\n    pass\n",
     ),
+    # the narrowing and constructor rules: an isinstance that invents a list's item type, a
+    # constructor inherited from another base narrowing what type[Base] passes
+    "invented arguments": (
+        "boxes.py",
+        BOXES + "\n\ndef peek(value: object) -> bool:\n    return isinstance(value, list)\n",
+    ),
+    "constructors": (
+        "boxes.py",
+        BOXES + "\n\nclass Wants:\n    def __init__(self, box: Box) -> None:\n"
+        "        self.box = box\n\n\nclass Takes:\n    def __init__(self, thing: object) -> None:\n"
+        "        self.thing = thing\n\n\nclass Both(Wants, Takes):\n    pass\n",
+    ),
     # what a hook module is: the sibling stops declaring its hook, so importing it is refused
     "hook module": ("sibling.py", "def declared(value: object) -> None:\n    pass\n"),
 }
