@@ -340,6 +340,12 @@ MESSAGES: Final = {
         'class "{cls}" defines {name}, which changes what isinstance answers and mypy '
         "believes: not allowed in a hook module"
     ),
+    "operand": (
+        'class "{cls}" defines {name} with an operand of type {typ}: Python calls it with '
+        "whatever the other operand is (a reflected operator, and max, sorted, heapq or sum "
+        "through typeshed bounds typed Any), unchecked by mypy; annotate the operand as "
+        "object and narrow it with isinstance (return NotImplemented otherwise)"
+    ),
     "equality": (
         'class "{cls}" defines {name} by hand: library code (an Enum\'s value lookup, set '
         "algebra, dict lookups) compares through it, and an answer of True for another "

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from mypy.messages import format_type
 from mypy.nodes import (
     FUNC_NO_INFO,
     AssignmentStmt,
@@ -38,6 +39,7 @@ from mypy.nodes import (
     TypeInfo,
     Var,
 )
+from mypy.options import Options
 from mypy.subtypes import is_subtype
 from mypy.types import (
     CallableType,
@@ -60,6 +62,17 @@ from .soundness import received
 __all__ = ["CallbackRules"]
 
 _EQUALITY: Final = frozenset({"__eq__", "__ne__"})
+_ARITHMETIC: Final = ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "divmod", "pow")
+_BITWISE: Final = ("lshift", "rshift", "and", "xor", "or")
+_OPERATORS: Final = frozenset(
+    {"__lt__", "__le__", "__gt__", "__ge__", "__contains__"}
+    | {f"__{prefix}{name}__" for name in (*_ARITHMETIC, *_BITWISE) for prefix in ("", "r", "i")}
+)
+"""Binary operators Python calls with whatever the other operand is: ``x < probe`` falls
+back to ``probe.__gt__(x)``, and ``max``, ``sorted``, ``heapq`` and ``sum`` compare and add
+through typeshed bounds that type the operand ``Any``."""
+_OPTIONS: Final = Options()
+"""Only for showing a type in a message."""
 _LOOKUP_FALLBACKS: Final = frozenset({"__getattr__", "__getattribute__"})
 
 
@@ -166,11 +179,34 @@ class CallbackRules(ConversionRules):
                 )
             elif name == "__set_name__" and isinstance(function, FuncDef):
                 self._set_name(o, function)
+            elif name in _OPERATORS and function.line > 0 and isinstance(function, FuncDef):
+                self._operand(o, function)
             elif isinstance(function, FuncDef):
                 self._any_parameter_override(o, function)
         for name, symbol in info.names.items():
             if isinstance(symbol.node, Var) and not symbol.plugin_generated:
                 self._shadowed_member(o, name)
+
+    def _operand(self, o: ClassDef, function: FuncDef) -> None:
+        """The operand of a binary operator must take any value (narrowed inside)."""
+        signature = function.type
+        anything = self._object_type()
+        if not isinstance(signature, CallableType) or len(signature.arg_types) < 2:
+            return
+        operand = signature.arg_types[1]
+        if anything is not None and not is_subtype(anything, operand):
+            shown = format_type(operand, _OPTIONS)
+            message = MESSAGES["operand"].format(cls=o.name, name=function.name, typ=shown)
+            self._report(o, message, HOOK_ESCAPE)
+
+    def _object_type(self) -> Instance | None:
+        builtins = self.grants.modules.file("builtins")
+        symbol = builtins.names.get("object") if builtins is not None else None
+        return (
+            Instance(symbol.node, [])
+            if symbol is not None and isinstance(symbol.node, TypeInfo)
+            else None
+        )
 
     def _set_name(self, o: ClassDef, function: FuncDef) -> None:
         """Python calls ``__set_name__(owner, name)`` with the class the descriptor is placed
@@ -178,11 +214,10 @@ class CallbackRules(ConversionRules):
         signature = function.type
         if not isinstance(signature, CallableType) or len(signature.arg_types) < 2:
             return
-        builtins = self.grants.modules.file("builtins")
-        symbol = builtins.names.get("object") if builtins is not None else None
-        if symbol is None or not isinstance(symbol.node, TypeInfo):
+        anything = self._object_type()
+        if anything is None:
             return
-        any_class = TypeType(Instance(symbol.node, []))
+        any_class = TypeType(anything)
         if not is_subtype(any_class, signature.arg_types[1]):
             self._report(function, MESSAGES["set_name"].format(cls=o.name), HOOK_ESCAPE)
 

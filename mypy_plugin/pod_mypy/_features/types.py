@@ -56,6 +56,7 @@ _ALWAYS_VALUES: Final = frozenset(
         "typing._TypedDict",
         "builtins.ellipsis",
         "types.EllipsisType",
+        "types.NotImplementedType",  # what a binary operator returns for an operand it refuses
     }
 )
 
