@@ -340,6 +340,11 @@ MESSAGES: Final = {
         'class "{cls}" defines {name}, which changes what isinstance answers and mypy '
         "believes: not allowed in a hook module"
     ),
+    "unbound_callable": (
+        'class attribute "{name}" of "{cls}" holds a callable that is not a function: mypy '
+        "calls it as a method (the instance first), Python calls it as it is (every argument "
+        "one place left); define a method, or set it on the instance in __init__"
+    ),
     "operand": (
         'class "{cls}" defines {name} with an operand of type {typ}: Python calls it with '
         "whatever the other operand is (a reflected operator, and max, sorted, heapq or sum "

@@ -27,13 +27,16 @@ from mypy.nodes import (
     Decorator,
     Expression,
     FuncDef,
+    LambdaExpr,
     ListExpr,
     Lvalue,
     MypyFile,
     NameExpr,
     OverloadedFuncDef,
+    RefExpr,
     StarExpr,
     SymbolNode,
+    TempNode,
     TupleExpr,
     TypeAlias,
     TypeInfo,
@@ -164,6 +167,7 @@ class CallbackRules(ConversionRules):
     def _class_rules(self, o: ClassDef) -> None:
         super()._class_rules(o)
         info = o.info
+        self._unbound_callables(o)
         for name, symbol in info.names.items():
             node = symbol.node
             function = node.func if isinstance(node, Decorator) else node
@@ -186,6 +190,28 @@ class CallbackRules(ConversionRules):
         for name, symbol in info.names.items():
             if isinstance(symbol.node, Var) and not symbol.plugin_generated:
                 self._shadowed_member(o, name)
+
+    def _unbound_callables(self, o: ClassDef) -> None:
+        """A class attribute declared callable is bound by mypy as a method (the instance
+        first); Python binds only a function: a callable object, a bound method, a partial or
+        a class stored there is called with the arguments shifted by one."""
+        for statement in o.defs.body:
+            if not isinstance(statement, AssignmentStmt) or isinstance(statement.rvalue, TempNode):
+                continue
+            value = statement.rvalue
+            if isinstance(value, LambdaExpr) or (
+                isinstance(value, RefExpr)
+                and isinstance(value.node, FuncDef)
+                and self.grants.own_code(value.node.fullname, self.here)
+            ):
+                continue  # a Python function: bound as mypy does (a builtin one is not)
+            for lvalue in statement.lvalues:
+                if not isinstance(lvalue, NameExpr) or not isinstance(lvalue.node, Var):
+                    continue
+                declared = get_proper_type(lvalue.node.type)
+                if isinstance(declared, (CallableType, Overloaded)) and not declared.is_type_obj():
+                    message = MESSAGES["unbound_callable"].format(name=lvalue.name, cls=o.name)
+                    self._report(statement, message, HOOK_ESCAPE)
 
     def _operand(self, o: ClassDef, function: FuncDef) -> None:
         """The operand of a binary operator must take any value (narrowed inside)."""
