@@ -546,23 +546,6 @@ def silence(call: ToolCallSummary) -> PreToolDecision:
 """
 
 
-def test_pod_mypy_refuses_the_constructor_road(tmp_path: Path) -> None:
-    done = _pod_mypy(tmp_path, CONSTRUCTOR_HOOKS)
-    errors = [line for line in done.stdout.splitlines() if ": error:" in line]
-    assert len(errors) == 1, done.stdout + done.stderr
-    assert errors[0].startswith('hooks.py:22: error: class "Both": its __init__ narrows')
-
-
-async def test_run_unchecked_the_constructor_road_switches_a_logger_off(tmp_path: Path) -> None:
-    target = logging.getLogger("pod.redteam9")
-    module = _import_unchecked(tmp_path, CONSTRUCTOR_HOOKS, "redteam9_hooks")
-    try:
-        await _run_one_call(module.registry)
-        assert target.disabled
-    finally:
-        target.disabled = False
-
-
 # The tenth red team's road (attack01, 2026-12-03 evening): max() compares [logger] > probe,
 # list's answer is NotImplemented, and Python asks probe.__lt__([logger]): the operand typed
 # Probe is the list, whose item is read as a hook class.
@@ -594,25 +577,6 @@ def silence(call: ToolCallSummary) -> PreToolDecision:
     max(probe, held)
     return Continue()
 """
-
-
-def test_pod_mypy_refuses_the_reflected_operator_road(tmp_path: Path) -> None:
-    done = _pod_mypy(tmp_path, OPERATOR_HOOKS)
-    errors = [line for line in done.stdout.splitlines() if ": error:" in line]
-    assert len(errors) == 1, done.stdout + done.stderr
-    assert errors[0].startswith('hooks.py:12: error: class "Probe" defines __lt__ with an operand')
-
-
-async def test_run_unchecked_the_reflected_operator_road_switches_a_logger_off(
-    tmp_path: Path,
-) -> None:
-    target = logging.getLogger("pod.redteam10")
-    module = _import_unchecked(tmp_path, OPERATOR_HOOKS, "redteam10_hooks")
-    try:
-        await _run_one_call(module.registry)
-        assert target.disabled
-    finally:
-        target.disabled = False
 
 
 # The eleventh red team's road (attack01, 2026-12-03 evening): mypy calls a ClassVar callable
@@ -648,19 +612,42 @@ def silence(call: ToolCallSummary) -> PreToolDecision:
 """
 
 
-def test_pod_mypy_refuses_the_unbound_callable_road(tmp_path: Path) -> None:
-    done = _pod_mypy(tmp_path, UNBOUND_HOOKS)
+# Roads that end with a host Logger disabled: (hooks, the Logger's name, the first error).
+DISABLING_ROADS = {
+    "constructor": (
+        CONSTRUCTOR_HOOKS,
+        "pod.redteam9",
+        'hooks.py:22: error: class "Both": its __init__ narrows',
+    ),
+    "reflected operator": (
+        OPERATOR_HOOKS,
+        "pod.redteam10",
+        'hooks.py:12: error: class "Probe" defines __lt__ with an operand',
+    ),
+    "unbound callable": (
+        UNBOUND_HOOKS,
+        "pod.redteam11",
+        'hooks.py:20: error: class attribute "act" of "Holder" holds',
+    ),
+}
+
+
+@pytest.mark.parametrize("road", sorted(DISABLING_ROADS))
+def test_pod_mypy_refuses_the_road(tmp_path: Path, road: str) -> None:
+    hooks, _, first_error = DISABLING_ROADS[road]
+    done = _pod_mypy(tmp_path, hooks)
     errors = [line for line in done.stdout.splitlines() if ": error:" in line]
     assert len(errors) == 1, done.stdout + done.stderr
-    assert errors[0].startswith('hooks.py:20: error: class attribute "act" of "Holder" holds')
+    assert errors[0].startswith(first_error)
 
 
-async def test_run_unchecked_the_unbound_callable_road_switches_a_logger_off(
-    tmp_path: Path,
-) -> None:
-    target = logging.getLogger("pod.redteam11")
-    module = _import_unchecked(tmp_path, UNBOUND_HOOKS, "redteam11_hooks")
+@pytest.mark.parametrize("road", sorted(DISABLING_ROADS))
+async def test_run_unchecked_the_road_switches_a_logger_off(tmp_path: Path, road: str) -> None:
+    hooks, name, _ = DISABLING_ROADS[road]
+    target = logging.getLogger(name)
+    module = _import_unchecked(tmp_path, hooks, f"redteam_{road.replace(' ', '_')}_hooks")
     try:
+        assert not target.disabled
         await _run_one_call(module.registry)
         assert target.disabled
     finally:
