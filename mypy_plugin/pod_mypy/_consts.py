@@ -340,6 +340,12 @@ MESSAGES: Final = {
         'class "{cls}" defines {name}, which changes what isinstance answers and mypy '
         "believes: not allowed in a hook module"
     ),
+    "class_decorator": (
+        'class "{cls}" has a decorator of the hook module that is not (cls: type[T]) -> '
+        "type[T]: mypy keeps the class's name typed as the class whatever the decorator "
+        "returns; write it as def deco(cls: type[T]) -> type[T] (it can then return only "
+        "the class), or use a decorator of the database"
+    ),
     "unbound_callable": (
         'class attribute "{name}" of "{cls}" holds a callable that is not a function: mypy '
         "calls it as a method (the instance first), Python calls it as it is (every argument "

@@ -23,6 +23,7 @@ from mypy.messages import format_type
 from mypy.nodes import (
     FUNC_NO_INFO,
     AssignmentStmt,
+    CallExpr,
     ClassDef,
     Decorator,
     Expression,
@@ -51,6 +52,7 @@ from mypy.types import (
     TupleType,
     Type,
     TypeType,
+    TypeVarType,
     UnionType,
     get_proper_type,
 )
@@ -168,6 +170,8 @@ class CallbackRules(ConversionRules):
         super()._class_rules(o)
         info = o.info
         self._unbound_callables(o)
+        for decorator in o.decorators:
+            self._class_decorator(o, decorator)
         for name, symbol in info.names.items():
             node = symbol.node
             function = node.func if isinstance(node, Decorator) else node
@@ -190,6 +194,19 @@ class CallbackRules(ConversionRules):
         for name, symbol in info.names.items():
             if isinstance(symbol.node, Var) and not symbol.plugin_generated:
                 self._shadowed_member(o, name)
+
+    def _class_decorator(self, o: ClassDef, decorator: Expression) -> None:
+        """mypy keeps a decorated class's name typed as the class, whatever the decorator
+        returns: a decorator of the hook module's own must be ``(cls: type[T]) -> type[T]``
+        (it can then return only the class it is handed); the database's are reviewed."""
+        callee = decorator.callee if isinstance(decorator, CallExpr) else decorator
+        if isinstance(callee, RefExpr) and not self.grants.own_code(callee.fullname, self.here):
+            return  # a library decorator: judged by the name rules (dataclass, final, ...)
+        signature = get_proper_type(self.types.get(decorator))
+        if isinstance(signature, CallableType) and _returns_its_class(signature):
+            return
+        message = MESSAGES["class_decorator"].format(cls=o.name)
+        self._report(decorator, message, HOOK_ESCAPE)
 
     def _unbound_callables(self, o: ClassDef) -> None:
         """A class attribute declared callable is bound by mypy as a method (the instance
@@ -366,3 +383,20 @@ def _classes_of(typ: Type) -> list[TypeInfo]:
     if isinstance(proper, UnionType):
         return [info for item in proper.items for info in _classes_of(item)]
     return []
+
+
+def _returns_its_class(signature: CallableType) -> bool:
+    """``(cls: type[T]) -> type[T]``, ``T`` a type variable of the signature."""
+    if len(signature.arg_types) != 1:
+        return False
+    taken = get_proper_type(signature.arg_types[0])
+    given = get_proper_type(signature.ret_type)
+    if not isinstance(taken, TypeType) or not isinstance(given, TypeType):
+        return False
+    variable, result = taken.item, given.item
+    return (
+        isinstance(variable, TypeVarType)
+        and isinstance(result, TypeVarType)
+        and variable.id == result.id
+        and any(variable.id == own.id for own in signature.variables)
+    )
