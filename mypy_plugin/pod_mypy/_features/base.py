@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Final
 
 from mypy.errorcodes import ErrorCode
+from mypy.messages import format_type
 from mypy.nodes import (
     Context,
     Expression,
@@ -22,6 +23,7 @@ from mypy.nodes import (
     TypeInfo,
     Var,
 )
+from mypy.options import Options
 from mypy.types import (
     CallableType,
     Instance,
@@ -48,6 +50,7 @@ __all__ = [
     "dunder",
     "format_fields",
     "is_str",
+    "type_shown",
 ]
 
 Finding = tuple[int, int, str, ErrorCode]
@@ -59,6 +62,15 @@ CONSTANTS: Final = frozenset({"builtins.None", "builtins.True", "builtins.False"
 """A module's own ``__name__`` and ``__doc__``: plain strings (``getLogger(__name__)``)."""
 
 FORMAT_METHODS: Final = frozenset({"format", "format_map"})
+
+
+_SHOWN: Final = Options()
+"""Only for showing a type in a message (short names)."""
+
+
+def type_shown(typ: Type) -> str:
+    """``typ`` as an error message shows it."""
+    return format_type(typ, _SHOWN)
 
 
 def dunder(name: str) -> bool:

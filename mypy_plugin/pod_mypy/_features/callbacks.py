@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from typing import Final
 
-from mypy.messages import format_type
 from mypy.nodes import (
     FUNC_NO_INFO,
     AssignmentStmt,
@@ -43,7 +42,6 @@ from mypy.nodes import (
     TypeInfo,
     Var,
 )
-from mypy.options import Options
 from mypy.subtypes import is_subtype
 from mypy.types import (
     CallableType,
@@ -58,6 +56,7 @@ from mypy.types import (
 )
 
 from .._consts import HOOK_ESCAPE, MESSAGES
+from .base import type_shown
 from .conversions import ConversionRules, has_any
 from .grants import Grants
 from .names import written_names
@@ -76,8 +75,6 @@ _OPERATORS: Final = frozenset(
 """Binary operators Python calls with whatever the other operand is: ``x < probe`` falls
 back to ``probe.__gt__(x)``, and ``max``, ``sorted``, ``heapq`` and ``sum`` compare and add
 through typeshed bounds that type the operand ``Any``."""
-_OPTIONS: Final = Options()
-"""Only for showing a type in a message."""
 _LOOKUP_FALLBACKS: Final = frozenset({"__getattr__", "__getattribute__"})
 
 
@@ -238,7 +235,7 @@ class CallbackRules(ConversionRules):
             return
         operand = signature.arg_types[1]
         if anything is not None and not is_subtype(anything, operand):
-            shown = format_type(operand, _OPTIONS)
+            shown = type_shown(operand)
             message = MESSAGES["operand"].format(cls=o.name, name=function.name, typ=shown)
             self._report(o, message, HOOK_ESCAPE)
 

@@ -21,7 +21,6 @@ from collections.abc import Callable, Iterator
 from typing import Final
 
 from mypy.argmap import map_actuals_to_formals
-from mypy.messages import format_type
 from mypy.nodes import (
     ARG_STAR2,
     AssignmentExpr,
@@ -54,7 +53,6 @@ from mypy.nodes import (
     Var,
     YieldExpr,
 )
-from mypy.options import Options
 from mypy.patterns import (
     AsPattern,
     ClassPattern,
@@ -79,6 +77,7 @@ from mypy.types import (
 )
 
 from .._consts import HOOK_ESCAPE, MESSAGES
+from .base import type_shown
 from .grants import Grants
 from .soundness import SoundnessRules
 from .types import some_part
@@ -89,8 +88,6 @@ _CACHES: Final = frozenset({"functools.cache", "functools.lru_cache"})
 _FIELD: Final = frozenset({"dataclasses.field"})
 _MODULE_TYPE: Final = "types.ModuleType"
 _NO_FREE: Final[frozenset[TypeVarId]] = frozenset()
-_OPTIONS: Final = Options()
-"""Only for showing a type in a message (short names)."""
 
 
 class ConversionRules(SoundnessRules):
@@ -136,7 +133,7 @@ class ConversionRules(SoundnessRules):
             self._report_any(expr, target)
 
     def _report_any(self, expr: Expression, target: Type | None) -> None:
-        shown = format_type(target, _OPTIONS) if target is not None else "a hook class"
+        shown = type_shown(target) if target is not None else "a hook class"
         self._report(expr, MESSAGES["any_converted"].format(target=shown), HOOK_ESCAPE)
 
     def _lvalue_type(self, lvalue: Expression) -> Type | None:
@@ -304,7 +301,7 @@ class ConversionRules(SoundnessRules):
                 if name.is_new_def:  # its first binding: the variable takes what it captured
                     continue
                 if (subject_any or under_class) and isinstance(var, Var) and self._holds(var.type):
-                    shown = format_type(var.type, _OPTIONS) if var.type else "a hook class"
+                    shown = type_shown(var.type) if var.type else "a hook class"
                     message = MESSAGES["any_captured"].format(name=name.name, target=shown)
                     self._report(name, message, HOOK_ESCAPE)
 

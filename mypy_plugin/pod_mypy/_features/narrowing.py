@@ -22,7 +22,6 @@ from typing import Final
 
 from mypy.expandtype import expand_type, expand_type_by_instance
 from mypy.maptype import map_instance_to_supertype
-from mypy.messages import format_type
 from mypy.nodes import (
     INVARIANT,
     LDEF,
@@ -44,7 +43,6 @@ from mypy.nodes import (
     TypeInfo,
     Var,
 )
-from mypy.options import Options
 from mypy.patterns import ValuePattern
 from mypy.subtypes import is_same_type, is_subtype
 from mypy.typeops import make_simplified_union
@@ -66,6 +64,7 @@ from mypy.types import (
 )
 
 from .._consts import HOOK_ESCAPE, MESSAGES
+from .base import type_shown
 from .retyping import RetypingRules
 from .types import some_part
 
@@ -85,8 +84,6 @@ _NEVER_NARROWED: Final = (
 )
 """Kept as they are by the narrowing, or never an instance of a container (a callable may be
 one: a list subclass with ``__call__``)."""
-_OPTIONS: Final = Options()
-"""Only for showing a type in a message."""
 _SCALARS: Final = frozenset(
     {"builtins.str", "builtins.int", "builtins.float", "builtins.bytes", "builtins.bool"}
 )
@@ -373,7 +370,7 @@ def _inventing_member(typ: Type, info: TypeInfo) -> str | None:
             or (part.type.module_name == "builtins" == info.module_name and not _is_object(part))
         ):  # builtins' layouts exclude each other: no object is both
             continue
-        return format_type(part, _OPTIONS)
+        return type_shown(part)
     return None
 
 
