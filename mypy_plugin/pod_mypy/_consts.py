@@ -188,6 +188,12 @@ MESSAGES: Final = {
         "TypeVar({name}=True) is not allowed in hook code: mypy lets a mutable attribute of "
         "a variant type variable hold a value of another class; use an invariant TypeVar"
     ),
+    "variance_inferred": (
+        'mypy infers the variance of "{variable}" in class "{cls}" as if "{name}" could not '
+        'be written, because its name starts with "_": through a "{cls}" of another type '
+        "argument it holds a value of any class; drop the underscore (mypy then infers the "
+        "variance from it), or declare it Final"
+    ),
     "cache_indirect": (
         "a functools cache accepts any hashable argument: call the cached function by its "
         "name (f(...), self.f(...)), where its parameters are checked"

@@ -6,7 +6,8 @@ value reaches hook code under a type it does not have (``docs/plugin.md``, "Soun
 - a hook-module callable handed to a parameter that does not type its parameters
   (``Callable[..., T]``, ``Any``), by a call or as a decorator, and ``Callable[..., T]`` in
   hook code's own annotations;
-- variant type variables, and calls of ``type[tuple[...]]`` (a NamedTuple built unchecked).
+- variant type variables (declared, or inferred by mypy from attributes it wrongly reads as
+  read-only), and calls of ``type[tuple[...]]`` (a NamedTuple built unchecked).
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ from mypy.nodes import (
     ARG_STAR,
     ARG_STAR2,
     FUNC_NO_INFO,
+    INVARIANT,
     ArgKind,
     AssignmentStmt,
     CallExpr,
+    ClassDef,
     Context,
     Decorator,
     Expression,
@@ -31,8 +34,9 @@ from mypy.nodes import (
     NameExpr,
     RefExpr,
     TypeInfo,
+    Var,
 )
-from mypy.subtypes import is_subtype
+from mypy.subtypes import has_underscore_prefix, is_subtype
 from mypy.types import (
     AnyType,
     CallableType,
@@ -44,6 +48,7 @@ from mypy.types import (
     Type,
     TypeOfAny,
     TypeType,
+    TypeVarType,
     UnionType,
     get_proper_type,
 )
@@ -59,7 +64,7 @@ _DISPATCHERS: Final = frozenset(
     {"functools._SingleDispatchCallable", "functools.singledispatchmethod"}
 )
 _TYPE_VARS: Final = frozenset({"typing.TypeVar", "typing_extensions.TypeVar"})
-_VARIANCE: Final = frozenset({"covariant", "contravariant"})
+_VARIANCE: Final = frozenset({"covariant", "contravariant", "infer_variance"})
 _CHECKS_ITS_CALLS: Final = frozenset({"functools.partial"})
 """Library callables mypy checks the calls of against the callable they are handed."""
 _CALLED_ONLY: Final = frozenset({_CACHE_WRAPPER, "functools.partial"})
@@ -85,6 +90,35 @@ class RetypingRules(SyntaxRules):
             isinstance(callee, RefExpr) and callee.fullname in _CHECKS_ITS_CALLS
         ):
             self._untyped_callbacks(o, callee_type)
+
+    def _class_rules(self, o: ClassDef) -> None:
+        super()._class_rules(o)
+        if o.type_args:  # class Box[T]: mypy infers T's variance, reading "_x" as read-only
+            self._inferred_variance(o)
+
+    def _inferred_variance(self, o: ClassDef) -> None:
+        variant = {
+            variable.id: variable.name
+            for variable in o.info.defn.type_vars
+            if isinstance(variable, TypeVarType) and variable.variance != INVARIANT
+        }
+        found: list[str] = []
+
+        def variant_part(part: ProperType) -> bool | None:
+            if isinstance(part, TypeVarType) and part.id in variant:
+                found.append(variant[part.id])
+                return True
+            return None
+
+        for name, symbol in o.info.names.items():
+            node = symbol.node
+            if not isinstance(node, Var) or node.is_final or node.is_property or node.type is None:
+                continue
+            if has_underscore_prefix(name) and some_part(node.type, variant_part, parameters=True):
+                message = MESSAGES["variance_inferred"].format(
+                    cls=o.name, variable=found[-1], name=name
+                )
+                self._report(o, message, HOOK_ESCAPE)
 
     def _variance(self, o: CallExpr) -> None:
         for name, value in zip(o.arg_names, o.args, strict=False):
