@@ -223,6 +223,17 @@ MESSAGES: Final = {
         "calling a type[tuple[...]] may build a NamedTuple from arguments mypy checks only "
         "against tuple: call the class itself"
     ),
+    "method_decorator": (
+        'the decorator over method "{name}" may return a callable object, which Python calls '
+        "without the instance while mypy binds it as a method: type the decorator "
+        "(f: T) -> T with T a TypeVar (it then returns the function it is handed), or "
+        "decorate a module-level function"
+    ),
+    "dispatch_extra": (
+        "a singledispatch implementation's parameters after the first are passed unchecked "
+        "(the dispatcher takes *args: Any, and dispatches on the first only): annotate them "
+        "object and narrow with isinstance"
+    ),
     "untyped_callback": (
         "this hook-module callable is handed to a parameter that does not type what it is "
         "called with (Callable[..., T] or Any): call it yourself (a loop, a comprehension)"
@@ -249,6 +260,40 @@ MESSAGES: Final = {
     "enum_sunder": (
         'Enum "{cls}" may not define "{name}": Enum keeps its own state in _sunder_ names, '
         "and one defined anew can give that state another type; rename it"
+    ),
+    "with_hidden_suppression": (
+        "this context manager's __exit__ is typed bool | None (or wider), so it may swallow "
+        "the body's exception while mypy assumes it never does (and believes the "
+        "assignments the body did not reach): type __exit__ -> None (it swallows nothing) "
+        "or -> bool, or use a @contextmanager function of the hook module"
+    ),
+    "with_target": (
+        "an unpacking or attribute target under a context manager that may swallow "
+        "exceptions: a failing binding is swallowed and the old value kept under the new "
+        "type; bind one name, and unpack it inside the block"
+    ),
+    "manager_swallows": (
+        "a @contextmanager generator whose yield sits in a try with a handler (or a "
+        "finally that returns), or in a with: it swallows the body's exception, which "
+        "typeshed's bool | None makes mypy assume it never does; let it propagate "
+        "(try/finally), or write a class whose __exit__ returns bool"
+    ),
+    "intersection": (
+        "intersecting with a set of another element type is not allowed in hook code: the "
+        "result is typed by this set's elements, but CPython keeps the smaller set's, and "
+        "objects of one class with other type arguments can be equal; intersect sets of one "
+        "element type (or build the result: {x for x in a if x in b})"
+    ),
+    "unbound_method": (
+        'reading method "{name}" on a class held as a value (a variable, cls, type(x)) is not '
+        "allowed in hook code: it may be a subclass's method, called with an instance mypy "
+        "checked against the base only; call it on an instance (obj.{name}(...))"
+    ),
+    "assign_union": (
+        'assigning attribute "{name}" through a union whose classes type it differently is '
+        "not allowed in hook code: mypy checks the value against the union of their types, so "
+        "one of them may end up holding another class; narrow the receiver to one class "
+        "first (isinstance), or declare the attribute with one type in each"
     ),
     "assign_class_object": (
         'assigning attribute "{name}" of a class held as a value (a variable, cls, type(x)) '
@@ -369,15 +414,46 @@ MESSAGES: Final = {
         "class's object hands that object on under this class's type; use @dataclass (its "
         "__eq__ compares instances of the same class)"
     ),
-    "any_parameter": (
-        'method "{name}" annotates parameter "{parameter}" with a hook class where '
-        '"{base}" types it Any: the library passes it whatever it holds; annotate it as '
-        "the stub does, with object for Any, and narrow with isinstance"
+    "filled_parameter": (
+        'method "{name}" annotates parameter "{parameter}" with a type holding a hook class '
+        "or a type variable: {caller} calls it with values mypy never matched against that "
+        "type; annotate it object (as the stub does, object for Any) and narrow it with "
+        "isinstance"
     ),
     "dispatch_scope": (
         "singledispatch's register reads the annotation \"{name}\" in the module's globals "
         "(typing.get_type_hints), where it names another class than mypy resolved here: "
         "annotate with a module-level class of that name"
+    ),
+    "keys_method": (
+        'class "{cls}" defines keys() without deriving from Mapping: dict(x), x | {{}} and '
+        "update(x) take any object with keys() as a mapping (keys, then x[key]), whatever "
+        "type mypy gave x; rename it, or derive from collections.abc.Mapping"
+    ),
+    "in_place_fallback": (
+        "{op}= on a value whose declared type has no {name}: mypy types it as a new value "
+        "(a = a {op} b), while the run calls the object's own {name} if it has one (a set's "
+        "changes it in place, under every name that holds it); write a = a {op} b"
+    ),
+    "pairs_mapping": (
+        "these pairs may be a mapping at run time (a dict is an Iterable of its keys): the "
+        "run then takes its keys() and values, which mypy never typed as the pairs; build "
+        "it with a comprehension ({k: v for k, v in pairs}), or give a list of pairs"
+    ),
+    "mangled": (
+        'the name "{name}" is not allowed in hook code: it is the name Python gives a '
+        '"__" attribute inside a class (__x in class C is _C__x), which mypy treats as '
+        "another attribute; rename it"
+    ),
+    "descriptor": (
+        'a "{name}" (a descriptor: it defines __get__, __set__ or __delete__) held under '
+        "another declared type: mypy types reads by the declaration, the run asks the "
+        "descriptor; hold it under its own class (name = {name}()), or use a property"
+    ),
+    "descriptor_on_instance": (
+        'attribute "{name}" holds a descriptor of the hook module on an instance: mypy '
+        "applies its __get__ to reads, the run (which finds it on the instance) does not; "
+        "assign it in the class body, or use a property"
     ),
     "lookup_fallback": (
         "{where} defines {name}: mypy types an attribute by its declaration, and the run "

@@ -77,6 +77,13 @@ def dunder(name: str) -> bool:
     return len(name) > 4 and name.startswith("__") and name.endswith("__")
 
 
+def mangled(name: str) -> bool:
+    """``_Box__item``: what Python renames ``__item`` to inside class ``Box``, which mypy
+    keeps as two names."""
+    head, separator, tail = name.lstrip("_").partition("__")
+    return name.startswith("_") and not name.startswith("__") and bool(head and separator and tail)
+
+
 class Rules:
     """The state of one hook module's walk, and the helpers every rule family uses."""
 

@@ -56,7 +56,7 @@ from mypy.types import (
 )
 
 from .._consts import HOOK_ESCAPE, MESSAGES
-from .base import type_shown
+from .base import dunder, type_shown
 from .conversions import ConversionRules, has_any
 from .grants import Grants
 from .names import written_names
@@ -76,6 +76,12 @@ _OPERATORS: Final = frozenset(
 back to ``probe.__gt__(x)``, and ``max``, ``sorted``, ``heapq`` and ``sum`` compare and add
 through typeshed bounds that type the operand ``Any``."""
 _LOOKUP_FALLBACKS: Final = frozenset({"__getattr__", "__getattribute__"})
+_CHECKED_CALLS: Final = frozenset(
+    {"__init__", "__new__", "__post_init__", "__call__", "__exit__", "__aexit__"}
+)
+"""Methods called as written (mypy checks a constructor's and a call's arguments; the
+constructor and ``__exit__`` rules judge the rest), not by Python or a library's code."""
+_FUNCTIONS: Final = (FuncDef, OverloadedFuncDef)
 
 
 class CallbackRules(ConversionRules):
@@ -186,8 +192,8 @@ class CallbackRules(ConversionRules):
                 self._set_name(o, function)
             elif name in _OPERATORS and function.line > 0 and isinstance(function, FuncDef):
                 self._operand(o, function)
-            elif isinstance(function, FuncDef):
-                self._any_parameter_override(o, function)
+            elif isinstance(function, FuncDef) and name not in _CHECKED_CALLS:
+                self._filled_parameters(o, function)
         for name, symbol in info.names.items():
             if isinstance(symbol.node, Var) and not symbol.plugin_generated:
                 self._shadowed_member(o, name)
@@ -274,9 +280,14 @@ class CallbackRules(ConversionRules):
                 self._report(o, message, HOOK_ESCAPE)
             return
 
-    def _any_parameter_override(self, o: ClassDef, function: FuncDef) -> None:
-        """A parameter the library's stub types ``Any`` (anywhere in it) may not be
-        annotated with a hook class in the override: the library passes it what it has."""
+    def _filled_parameters(self, o: ClassDef, function: FuncDef) -> None:
+        """Python calls a dunder, and a library base's code calls the methods the base
+        defines, with values mypy never matched against the hook's parameter types (dict's
+        ``__missing__`` with the key, ``__setattr__`` with any value, ``Mapping.__contains__``
+        through ``__getitem__``, ``MutableSet.__isub__`` through ``discard``,
+        ``__init_subclass__`` through ``super()`` along another class's MRO, a stub's
+        ``Any``): such a parameter may not hold a hook class or a type variable, unless the
+        base's stub gives it a type without either (mypy's override check compared those)."""
         mine = function.type
         if not isinstance(mine, CallableType):
             return
@@ -286,35 +297,59 @@ class CallbackRules(ConversionRules):
                 for base in o.info.mro[1:]
                 if function.name in base.names
                 and not self.grants.own_code(base.fullname, self.here)
-                and base.fullname != "builtins.object"
             ),
             None,
         )
-        if library is None:
+        if library is None and not dunder(function.name):
             return
-        node = library.names[function.name].node
-        base_function = node.func if isinstance(node, Decorator) else node
-        theirs = (
-            base_function.type if isinstance(base_function, (FuncDef, OverloadedFuncDef)) else None
-        )
-        signatures = theirs.items if isinstance(theirs, Overloaded) else [theirs]
+        theirs: list[CallableType] = []
+        if library is not None:
+            node = library.names[function.name].node
+            base_function = node.func if isinstance(node, Decorator) else node
+            stub = base_function.type if isinstance(base_function, _FUNCTIONS) else None
+            items = stub.items if isinstance(stub, Overloaded) else [stub]
+            theirs = [item for item in items if isinstance(item, CallableType)]
         first = 0 if function.is_static else 1
-        for signature in signatures:
-            if not isinstance(signature, CallableType):
+        for index in range(first, len(mine.arg_types)):
+            if not self._holds(mine.arg_types[index]):
                 continue
-            for index in range(first, len(mine.arg_types)):
-                given = received(signature, index, mine.arg_kinds[index], mine.arg_names[index])
-                if given is not None and has_any(given) and self._holds(mine.arg_types[index]):
-                    message = MESSAGES["any_parameter"].format(
-                        name=function.name, base=library.name, parameter=mine.arg_names[index]
-                    )
-                    self._report(function, message, HOOK_ESCAPE)
-                    return
+            kind, name = mine.arg_kinds[index], mine.arg_names[index]
+            given = [received(signature, index, kind, name) for signature in theirs]
+            if given and all(
+                typ is not None and not has_any(typ) and not self._holds(typ) for typ in given
+            ):
+                continue
+            caller = "Python"
+            if library is not None and library.fullname != "builtins.object":
+                caller = f'"{library.name}"'
+            arguments = function.arguments
+            parameter = arguments[index].variable.name if index < len(arguments) else name
+            message = MESSAGES["filled_parameter"].format(
+                name=function.name, parameter=parameter, caller=caller
+            )
+            self._report(function, message, HOOK_ESCAPE)
+            return
 
     def decorated(self, o: Decorator) -> None:
         super().decorated(o)
         if any(dispatch_register(decorator, self.types) for decorator in o.decorators):
             self._registered.append(o)
+        if o.func.info is not FUNC_NO_INFO:
+            for decorator in o.decorators:
+                self._method_decorator(o, decorator)
+
+    def _method_decorator(self, o: Decorator, decorator: Expression) -> None:
+        """mypy binds a decorated method's result as a method whatever it is; Python binds only
+        a function (a callable object is called with the arguments shifted by one). A
+        decorator of the hook module's own over a method must be ``(f: T) -> T``."""
+        callee = decorator.callee if isinstance(decorator, CallExpr) else decorator
+        if isinstance(callee, RefExpr) and not self.grants.own_code(callee.fullname, self.here):
+            return  # a library decorator: staticmethod, property, a functools cache, ...
+        signature = get_proper_type(self.types.get(decorator))
+        if isinstance(signature, CallableType) and _returns_what_it_takes(signature):
+            return
+        message = MESSAGES["method_decorator"].format(name=o.func.name)
+        self._report(decorator, message, HOOK_ESCAPE)
 
     def _dispatch_scope(self, o: Decorator) -> None:
         written, analysed = o.func.unanalyzed_type, o.func.type
@@ -390,7 +425,18 @@ def _returns_its_class(signature: CallableType) -> bool:
     given = get_proper_type(signature.ret_type)
     if not isinstance(taken, TypeType) or not isinstance(given, TypeType):
         return False
-    variable, result = taken.item, given.item
+    return _same_variable(signature, taken.item, given.item)
+
+
+def _returns_what_it_takes(signature: CallableType) -> bool:
+    """``(f: T) -> T``, ``T`` a type variable of the signature."""
+    if len(signature.arg_types) != 1:
+        return False
+    return _same_variable(signature, signature.arg_types[0], signature.ret_type)
+
+
+def _same_variable(signature: CallableType, taken: Type, given: Type) -> bool:
+    variable, result = get_proper_type(taken), get_proper_type(given)
     return (
         isinstance(variable, TypeVarType)
         and isinstance(result, TypeVarType)

@@ -78,8 +78,8 @@ from mypy.types import (
 
 from .._consts import HOOK_ESCAPE, MESSAGES
 from .base import type_shown
+from .flow import FlowRules
 from .grants import Grants
-from .soundness import SoundnessRules
 from .types import some_part
 
 __all__ = ["ConversionRules", "has_any"]
@@ -90,7 +90,7 @@ _MODULE_TYPE: Final = "types.ModuleType"
 _NO_FREE: Final[frozenset[TypeVarId]] = frozenset()
 
 
-class ConversionRules(SoundnessRules):
+class ConversionRules(FlowRules):
     def __init__(self, file: MypyFile, types: dict[Expression, Type], grants: Grants) -> None:
         super().__init__(file, types, grants)
         self._returns: list[Type | None] = []
@@ -171,6 +171,7 @@ class ConversionRules(SoundnessRules):
     def operated(self, o: OperatorAssignmentStmt) -> None:
         """``a |= b`` on a TypedDict: ``dict.update`` with every key ``b`` holds, into the
         object ``a`` is (a wider TypedDict's too: width subtyping)."""
+        super().operated(o)
         if o.op == "|" and isinstance(get_proper_type(self.types.get(o.lvalue)), TypedDictType):
             self._report(o, MESSAGES["typeddict_merge"], HOOK_ESCAPE)
 

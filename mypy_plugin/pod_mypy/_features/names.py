@@ -30,7 +30,7 @@ from mypy.types import (
 
 from .._consts import HOOK_ESCAPE, HOOK_UNTAMED, MESSAGES
 from .._modules import POD_HOOK_MODULES
-from .base import CONSTANTS, MODULE_DUNDERS, Rules, dunder
+from .base import CONSTANTS, MODULE_DUNDERS, Rules, dunder, mangled
 
 __all__ = ["NameRules", "written_names"]
 
@@ -146,6 +146,8 @@ class NameRules(Rules):
             return
         if dunder(o.name):
             self._report(o, MESSAGES["dunder"].format(name=o.name), HOOK_ESCAPE)
+        elif mangled(o.name):
+            self._report(o, MESSAGES["mangled"].format(name=o.name), HOOK_ESCAPE)
         elif self._format_value(o):
             pass
         elif isinstance(receiver, RefExpr) and isinstance(receiver.node, TypeInfo):

@@ -206,13 +206,18 @@ class RetypingRules(SyntaxRules):
         what mypy never checked. ``functools`` caches are checked where they are called, and a
         bare ``@dispatch.register`` dispatches on the function's own annotation."""
         function = o.func.type
+        first = 1 if o.func.info is not FUNC_NO_INFO else 0
         if not isinstance(function, CallableType) or all(
-            _is_object(arg)
-            for arg in function.arg_types[1 if o.func.info is not FUNC_NO_INFO else 0 :]
+            _is_object(arg) for arg in function.arg_types[first:]
         ):
             return
         decorator = o.decorators[-1] if o.decorators else None  # the one handed the function
-        if decorator is None or dispatch_register(decorator, self.types):
+        if decorator is None:
+            return
+        if dispatch_register(decorator, self.types):
+            # the dispatcher takes *args: Any: only the first parameter is its class's
+            if not all(_is_object(arg) for arg in function.arg_types[first + 1 :]):
+                self._report(decorator, MESSAGES["dispatch_extra"], HOOK_ESCAPE)
             return
         typ = get_proper_type(self.types.get(decorator))
         signatures = (

@@ -132,7 +132,28 @@ class SoundnessRules(NarrowingRules):
                 return
             if called_only(self.types.get(receiver)):
                 self._cache_uses.add(id(receiver))
+            if (
+                not dunder(o.name)  # refused as a dunder
+                and self._held_class(receiver)
+                and self._instance_method(receiver, o.name)
+            ):
+                self._report(o, MESSAGES["unbound_method"].format(name=o.name), HOOK_ESCAPE)
         super()._member_expr(o)
+
+    def _instance_method(self, receiver: Expression, name: str) -> bool:
+        """``kind.read(other)`` with ``kind: type[Reader]``: mypy checks ``other`` against
+        ``Reader``, and the run calls the subclass's ``read``, which trusts its own class."""
+        typ = self.types.get(receiver)
+        if typ is None:
+            return False
+        for info in self._classes(typ):
+            node = info.get_method(name)
+            function = node.func if isinstance(node, Decorator) else node
+            if isinstance(function, (FuncDef, OverloadedFuncDef)) and not (
+                function.is_static or function.is_class or function.is_property
+            ):
+                return True
+        return False
 
     def _getattr(self, o: CallExpr, function: str) -> None:
         name = o.args[1] if len(o.args) >= 2 else None

@@ -244,6 +244,7 @@ class _Walker(CallbackRules):  # one line of bases: mypyc compiles no diamond
             self.block(o.body)
             self.block(o.else_body)
         elif isinstance(o, WithStmt):
+            self.managed(o)
             for expr, target in zip(o.expr, o.target, strict=False):
                 self._operator(o, expr, "__aenter__" if o.is_async else "__enter__")
                 self.bound(target, expr)
@@ -384,6 +385,7 @@ _Walker._handlers.update(  # pyright: ignore[reportPrivateUsage]
         CastExpr: _Walker._cast,  # pyright: ignore[reportPrivateUsage]
         IndexExpr: _Walker._index,  # pyright: ignore[reportPrivateUsage]
         ComparisonExpr: _Walker._comparison,  # pyright: ignore[reportPrivateUsage]
+        OpExpr: _Walker._op_expr,  # pyright: ignore[reportPrivateUsage]
         ListExpr: _Walker._displayed,  # pyright: ignore[reportPrivateUsage]
         SetExpr: _Walker._displayed,  # pyright: ignore[reportPrivateUsage]
         TupleExpr: _Walker._displayed,  # pyright: ignore[reportPrivateUsage]
