@@ -135,6 +135,13 @@ EDITS = {
         "        self.box = box\n\n\nclass Takes:\n    def __init__(self, thing: object) -> None:\n"
         "        self.thing = thing\n\n\nclass Both(Wants, Takes):\n    pass\n",
     ),
+    # the flow rules: an attribute assigned through a union whose classes type it differently
+    "flow": (
+        "boxes.py",
+        BOXES + "\n\nclass Other:\n    def __init__(self) -> None:\n"
+        "        self.label: object = None\n\n\n"
+        "def relabel(box: Box | Other, label: str) -> None:\n    box.label = label\n",
+    ),
     # what a hook module is: the sibling stops declaring its hook, so importing it is refused
     "hook module": ("sibling.py", "def declared(value: object) -> None:\n    pass\n"),
 }
