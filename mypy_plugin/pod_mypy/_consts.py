@@ -402,6 +402,31 @@ MESSAGES: Final = {
         "calls it as a method (the instance first), Python calls it as it is (every argument "
         "one place left); define a method, or set it on the instance in __init__"
     ),
+    "pow_call": (
+        "pow(a, b) with a hook-module class is typed by a's __pow__, while the run asks "
+        "b's __rpow__ when a's answers NotImplemented (or b's class derives from a's): "
+        "write a ** b, which mypy types both ways"
+    ),
+    "yield_from_send": (
+        "yield from a generator whose send type does not accept this generator's: every "
+        "value sent here is handed to it unchecked; give both the same send type"
+    ),
+    "yield_from_iterator": (
+        "yield from an iterator that is no generator, where a value is sent or the result "
+        "used: its send method (if any) gets what is sent, and the result is whatever "
+        "StopIteration its __next__ raises, which mypy types None; loop over it (for x in "
+        "it: yield x)"
+    ),
+    "operator_result": (
+        'class "{cls}" defines {name} returning another type than its own class: sum, '
+        "math.prod and itertools.accumulate type their result as an operand's type, "
+        "whatever {name} returns; annotate it -> {cls} (or Self) and return one, or "
+        "NotImplemented"
+    ),
+    "iterator_result": (
+        'class "{cls}" defines {name} not typed to return an {protocol}: iter() then types '
+        "the items by __getitem__, while the run calls {name}; annotate it -> {protocol}[T]"
+    ),
     "operand": (
         'class "{cls}" defines {name} with an operand of type {typ}: Python calls it with '
         "whatever the other operand is (a reflected operator, and max, sorted, heapq or sum "

@@ -75,6 +75,18 @@ _OPERATORS: Final = frozenset(
 """Binary operators Python calls with whatever the other operand is: ``x < probe`` falls
 back to ``probe.__gt__(x)``, and ``max``, ``sorted``, ``heapq`` and ``sum`` compare and add
 through typeshed bounds that type the operand ``Any``."""
+_RETURNS_ITS_CLASS: Final = frozenset(
+    f"__{prefix}{name}__"
+    for name in (*_ARITHMETIC, *_BITWISE)
+    if name != "divmod"
+    for prefix in ("", "r")
+)
+_NOT_IMPLEMENTED: Final = frozenset({"types.NotImplementedType", "builtins._NotImplementedType"})
+_ITERATORS: Final = {
+    "__iter__": "typing.Iterator",
+    "__reversed__": "typing.Iterator",
+    "__aiter__": "typing.AsyncIterator",
+}
 _LOOKUP_FALLBACKS: Final = frozenset({"__getattr__", "__getattribute__"})
 _CHECKED_CALLS: Final = frozenset(
     {"__init__", "__new__", "__post_init__", "__call__", "__exit__", "__aexit__"}
@@ -188,6 +200,8 @@ class CallbackRules(ConversionRules):
                     MESSAGES["lookup_fallback"].format(where=f'class "{o.name}"', name=name),
                     HOOK_ESCAPE,
                 )
+            elif name in _ITERATORS and isinstance(function, FuncDef):
+                self._iterator(o, function, _ITERATORS[name])
             elif name == "__set_name__" and isinstance(function, FuncDef):
                 self._set_name(o, function)
             elif name in _OPERATORS and function.line > 0 and isinstance(function, FuncDef):
@@ -234,15 +248,34 @@ class CallbackRules(ConversionRules):
                     self._report(statement, message, HOOK_ESCAPE)
 
     def _operand(self, o: ClassDef, function: FuncDef) -> None:
-        """The operand of a binary operator must take any value (narrowed inside)."""
+        """The operand of a binary operator must take any value (narrowed inside); an
+        arithmetic or bitwise one returns its own class, which is what ``sum``,
+        ``math.prod`` and ``itertools.accumulate`` assume (typeshed types their result as
+        an operand's type, whatever ``__add__`` returns)."""
         signature = function.type
         anything = self._object_type()
         if not isinstance(signature, CallableType) or len(signature.arg_types) < 2:
             return
+        if function.name in _RETURNS_ITS_CLASS and not _returns_own_class(signature, o.info):
+            message = MESSAGES["operator_result"].format(cls=o.name, name=function.name)
+            self._report(o, message, HOOK_ESCAPE)
         operand = signature.arg_types[1]
         if anything is not None and not is_subtype(anything, operand):
             shown = type_shown(operand)
             message = MESSAGES["operand"].format(cls=o.name, name=function.name, typ=shown)
+            self._report(o, message, HOOK_ESCAPE)
+
+    def _iterator(self, o: ClassDef, function: FuncDef, protocol: str) -> None:
+        """``__iter__`` typed ``-> object``: ``iter(x)`` then takes typeshed's overload for
+        ``__getitem__`` and types the items by it, while the run calls ``__iter__``."""
+        signature = function.type
+        result = (
+            get_proper_type(signature.ret_type) if isinstance(signature, CallableType) else None
+        )
+        if not (isinstance(result, Instance) and result.type.has_base(protocol)):
+            message = MESSAGES["iterator_result"].format(
+                cls=o.name, name=function.name, protocol=protocol.rsplit(".", 1)[-1]
+            )
             self._report(o, message, HOOK_ESCAPE)
 
     def _object_type(self) -> Instance | None:
@@ -415,6 +448,20 @@ def _classes_of(typ: Type) -> list[TypeInfo]:
     if isinstance(proper, UnionType):
         return [info for item in proper.items for info in _classes_of(item)]
     return []
+
+
+def _returns_own_class(signature: CallableType, info: TypeInfo) -> bool:
+    """``-> Self``, ``-> Money`` (or a subclass), each maybe ``| NotImplementedType``."""
+    result = get_proper_type(signature.ret_type)
+    parts = result.items if isinstance(result, UnionType) else [result]
+    for part in map(get_proper_type, parts):
+        bound = get_proper_type(part.upper_bound) if isinstance(part, TypeVarType) else part
+        if isinstance(bound, Instance) and (
+            bound.type.has_base(info.fullname) or bound.type.fullname in _NOT_IMPLEMENTED
+        ):
+            continue
+        return False
+    return True
 
 
 def _returns_its_class(signature: CallableType) -> bool:

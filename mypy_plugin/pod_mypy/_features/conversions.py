@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from typing import Final
 
 from mypy.argmap import map_actuals_to_formals
+from mypy.maptype import map_instance_to_supertype
 from mypy.nodes import (
     ARG_STAR2,
     AssignmentExpr,
@@ -52,6 +53,7 @@ from mypy.nodes import (
     TupleExpr,
     Var,
     YieldExpr,
+    YieldFromExpr,
 )
 from mypy.patterns import (
     AsPattern,
@@ -62,10 +64,12 @@ from mypy.patterns import (
     SequencePattern,
     StarredPattern,
 )
+from mypy.subtypes import is_subtype
 from mypy.types import (
     AnyType,
     CallableType,
     Instance,
+    NoneType,
     ProperType,
     TupleType,
     Type,
@@ -73,6 +77,7 @@ from mypy.types import (
     TypeOfAny,
     TypeVarId,
     TypeVarType,
+    UnionType,
     get_proper_type,
 )
 
@@ -199,6 +204,10 @@ class ConversionRules(FlowRules):
 
     def _call(self, o: CallExpr) -> None:
         super()._call(o)
+        callee_name = o.callee.fullname if isinstance(o.callee, RefExpr) else None
+        if callee_name == "builtins.pow" and any(map(self._holds, map(self.types.get, o.args))):
+            # typed by the left operand's __pow__; the run may ask the right one's __rpow__
+            self._report(o, MESSAGES["pow_call"], HOOK_ESCAPE)
         for kind, arg in zip(o.arg_kinds, o.args, strict=False):
             if kind == ARG_STAR2 and isinstance(
                 get_proper_type(self.types.get(arg)), TypedDictType
@@ -287,6 +296,29 @@ class ConversionRules(FlowRules):
 
     def _yield(self, o: YieldExpr) -> None:
         self.returned(o.expr)
+
+    def _yield_from(self, o: YieldFromExpr) -> None:
+        """``yield from`` hands every value sent to this generator to the inner one, whose
+        send type mypy never compares with this one's; and an inner iterator that is no
+        generator ends with whatever ``StopIteration`` its ``__next__`` raises, which mypy
+        types ``None``."""
+        declared = get_proper_type(self._returns[-1]) if self._returns else None
+        sent: Type = NoneType()
+        if isinstance(declared, Instance) and declared.type.fullname == "typing.Generator":
+            sent = declared.args[1]
+        inner = self.types.get(o.expr)
+        result = get_proper_type(self.types.get(o))
+        for item in _items(inner) if inner is not None else []:
+            generator = _generator(item)
+            if generator is None:
+                if not isinstance(get_proper_type(sent), NoneType) or not isinstance(
+                    result, NoneType
+                ):
+                    self._report(o, MESSAGES["yield_from_iterator"], HOOK_ESCAPE)
+                    return
+            elif not is_subtype(sent, generator.args[1]):
+                self._report(o, MESSAGES["yield_from_send"], HOOK_ESCAPE)
+                return
 
     def _walrus(self, o: AssignmentExpr) -> None:
         self._stored(o.target, o.value)
@@ -435,6 +467,23 @@ def _holds(
         return None
 
     return some_part(typ, test)
+
+
+def _items(typ: Type) -> list[ProperType]:
+    proper = get_proper_type(typ)
+    return (
+        [get_proper_type(item) for item in proper.items]
+        if isinstance(proper, UnionType)
+        else [proper]
+    )
+
+
+def _generator(item: ProperType) -> Instance | None:
+    """``item`` as a ``Generator[Y, S, R]``, or None for another iterable."""
+    if not isinstance(item, Instance):
+        return None
+    base = next((base for base in item.type.mro if base.fullname == "typing.Generator"), None)
+    return map_instance_to_supertype(item, base) if base is not None else None
 
 
 def _has_type_variable(typ: Type) -> bool:

@@ -74,6 +74,7 @@ from mypy.nodes import (
     WhileStmt,
     WithStmt,
     YieldExpr,
+    YieldFromExpr,
 )
 from mypy.server.subexpr import get_subexpressions
 from mypy.types import (
@@ -396,6 +397,7 @@ _Walker._handlers.update(  # pyright: ignore[reportPrivateUsage]
         GeneratorExpr: _Walker._displayed,  # pyright: ignore[reportPrivateUsage]
         LambdaExpr: _Walker._lambda,  # pyright: ignore[reportPrivateUsage]
         YieldExpr: _Walker._yield,  # pyright: ignore[reportPrivateUsage]
+        YieldFromExpr: _Walker._yield_from,  # pyright: ignore[reportPrivateUsage]
         AssignmentExpr: _Walker._walrus,  # pyright: ignore[reportPrivateUsage]
     }
 )
