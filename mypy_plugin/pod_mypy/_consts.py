@@ -417,6 +417,11 @@ MESSAGES: Final = {
         "StopIteration its __next__ raises, which mypy types None; loop over it (for x in "
         "it: yield x)"
     ),
+    "missing_result": (
+        'class "{cls}" defines __missing__ returning another type than its values ({typ}): '
+        "d[key] is typed by the values and answered by __missing__ for an absent key; "
+        "annotate it -> {typ}"
+    ),
     "operator_result": (
         'class "{cls}" defines {name} returning another type than its own class: sum, '
         "math.prod and itertools.accumulate type their result as an operand's type, "

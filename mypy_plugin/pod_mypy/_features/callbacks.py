@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from mypy.maptype import map_instance_to_supertype
 from mypy.nodes import (
     FUNC_NO_INFO,
     AssignmentStmt,
@@ -54,6 +55,7 @@ from mypy.types import (
     UnionType,
     get_proper_type,
 )
+from mypy.typevars import fill_typevars
 
 from .._consts import HOOK_ESCAPE, MESSAGES
 from .base import dunder, type_shown
@@ -202,6 +204,8 @@ class CallbackRules(ConversionRules):
                 )
             elif name in _ITERATORS and isinstance(function, FuncDef):
                 self._iterator(o, function, _ITERATORS[name])
+            elif name == "__missing__" and isinstance(function, FuncDef):
+                self._missing(o, function)
             elif name == "__set_name__" and isinstance(function, FuncDef):
                 self._set_name(o, function)
             elif name in _OPERATORS and function.line > 0 and isinstance(function, FuncDef):
@@ -276,6 +280,23 @@ class CallbackRules(ConversionRules):
             message = MESSAGES["iterator_result"].format(
                 cls=o.name, name=function.name, protocol=protocol.rsplit(".", 1)[-1]
             )
+            self._report(o, message, HOOK_ESCAPE)
+
+    def _missing(self, o: ClassDef, function: FuncDef) -> None:
+        """``d[key]`` is typed by the dict's value type, and answered by ``__missing__``
+        when the key is absent: it must return that type."""
+        self._filled_parameters(o, function)
+        signature = function.type
+        base = next((base for base in o.info.mro if base.fullname == "builtins.dict"), None)
+        if base is None or not isinstance(signature, CallableType):
+            return
+        mine = fill_typevars(o.info)
+        if not isinstance(mine, Instance):
+            return
+        values = map_instance_to_supertype(mine, base).args[1]
+        if not is_subtype(signature.ret_type, values):
+            shown = type_shown(values)
+            message = MESSAGES["missing_result"].format(cls=o.name, typ=shown)
             self._report(o, message, HOOK_ESCAPE)
 
     def _object_type(self) -> Instance | None:
