@@ -417,6 +417,17 @@ MESSAGES: Final = {
         "StopIteration its __next__ raises, which mypy types None; loop over it (for x in "
         "it: yield x)"
     ),
+    "setter_over_attribute": (
+        'the setter of property "{name}" ("{setter}") takes a narrower type than "{base}" '
+        'declares for "{name}": "{base}"\'s code stores its values through the setter, '
+        "which mypy never compares with the declaration; make the setter take the declared "
+        "type, or rename one of them"
+    ),
+    "new_defined": (
+        'class "{cls}" defines __new__: mypy checks a call against one of __new__ and '
+        "__init__, and the run calls both with the same arguments; build it in __init__ "
+        "(or a classmethod)"
+    ),
     "missing_result": (
         'class "{cls}" defines __missing__ returning another type than its values ({typ}): '
         "d[key] is typed by the values and answered by __missing__ for an absent key; "

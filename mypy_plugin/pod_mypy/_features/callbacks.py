@@ -90,6 +90,7 @@ _ITERATORS: Final = {
     "__aiter__": "typing.AsyncIterator",
 }
 _LOOKUP_FALLBACKS: Final = frozenset({"__getattr__", "__getattribute__"})
+_NOT_BUILDING: Final = frozenset({"builtins.object", "typing.Generic", "abc.ABC"})
 _CHECKED_CALLS: Final = frozenset(
     {"__init__", "__new__", "__post_init__", "__call__", "__exit__", "__aexit__"}
 )
@@ -160,6 +161,8 @@ class CallbackRules(ConversionRules):
         for name in ("__new__", "__init__"):
             symbol = info.get(name)
             function = symbol.node if symbol is not None else None
+            if isinstance(function, Decorator):  # @final def __init__: called all the same
+                function = function.func
             if not isinstance(function, FuncDef) or not isinstance(function.type, CallableType):
                 continue
             if not self.grants.own_code(function.info.fullname, self.here):
@@ -210,7 +213,9 @@ class CallbackRules(ConversionRules):
                 self._set_name(o, function)
             elif name in _OPERATORS and function.line > 0 and isinstance(function, FuncDef):
                 self._operand(o, function)
-            elif isinstance(function, FuncDef) and name not in _CHECKED_CALLS:
+            elif isinstance(function, FuncDef) and (
+                name not in _CHECKED_CALLS or (name == "__init__" and self._built_by_library(info))
+            ):
                 self._filled_parameters(o, function)
         for name, symbol in info.names.items():
             if isinstance(symbol.node, Var) and not symbol.plugin_generated:
@@ -281,6 +286,29 @@ class CallbackRules(ConversionRules):
                 cls=o.name, name=function.name, protocol=protocol.rsplit(".", 1)[-1]
             )
             self._report(o, message, HOOK_ESCAPE)
+
+    def _built_by_library(self, info: TypeInfo) -> bool:
+        """A library base's code builds instances of the class (``Set._from_iterable``
+        calls ``cls(items)``, ``dict.fromkeys`` calls ``cls()``), with arguments mypy never
+        matched against its ``__init__``. Exceptions (built by ``raise``) and Enum aside."""
+        return (
+            not info.has_base("builtins.BaseException")
+            and not info.is_enum
+            and self._builder(info) is not None
+        )
+
+    def _builder(self, info: TypeInfo) -> TypeInfo | None:
+        """The first library base that may build the class (pod's ``Hook`` builds none)."""
+        return next(
+            (
+                base
+                for base in info.mro[1:]
+                if base.fullname not in _NOT_BUILDING
+                and not self.grants.own_code(base.fullname, self.here)
+                and not self.grants.modules.is_host(base.module_name)
+            ),
+            None,
+        )
 
     def _missing(self, o: ClassDef, function: FuncDef) -> None:
         """``d[key]`` is typed by the dict's value type, and answered by ``__missing__``
@@ -374,7 +402,10 @@ class CallbackRules(ConversionRules):
             ):
                 continue
             caller = "Python"
-            if library is not None and library.fullname != "builtins.object":
+            builder = self._builder(o.info)
+            if function.name == "__init__" and builder is not None:
+                caller = f'"{builder.name}"'
+            elif library is not None and library.fullname != "builtins.object":
                 caller = f'"{library.name}"'
             arguments = function.arguments
             parameter = arguments[index].variable.name if index < len(arguments) else name

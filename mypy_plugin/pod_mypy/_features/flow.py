@@ -141,6 +141,8 @@ class FlowRules(SoundnessRules):
         ``Box().item`` by the declaration, the run asks ``Slot.__get__``. A descriptor of the
         hook module is held only under its own class (``label = Named()``)."""
         super()._class_rules(o)
+        if len(o.info.mro) > 3:  # more than one base: a mixin's setter may answer another's
+            self._setters_over_attributes(o)
         keys = o.info.names.get("keys")
         if keys is not None and not o.info.has_base("typing.Mapping"):
             self._report(o, MESSAGES["keys_method"].format(cls=o.name), HOOK_ESCAPE)
@@ -166,6 +168,30 @@ class FlowRules(SoundnessRules):
                 if declared is None or not is_same_type(declared, value):
                     message = MESSAGES["descriptor"].format(name=value.type.name)
                     self._report(statement, message, HOOK_ESCAPE)
+
+    def _setters_over_attributes(self, o: ClassDef) -> None:
+        """``class Tapped(Tap, Record)``: ``Record``'s ``self.payload = payload`` runs
+        ``Tap``'s property setter, whose parameter mypy never compares with ``Record``'s
+        declaration (it compares the getter)."""
+        mro = o.info.mro
+        for index, owner in enumerate(mro):
+            for name, symbol in owner.names.items():
+                value = _setter_value(symbol.node)
+                if value is None or mro[0].get(name) is not symbol:
+                    continue  # not a settable property, or not the one the run finds
+                for later in mro[index + 1 :]:
+                    declared = later.names.get(name)
+                    var = declared.node if declared is not None else None
+                    if (
+                        isinstance(var, Var)
+                        and var.type is not None
+                        and not is_subtype(var.type, value)
+                    ):
+                        message = MESSAGES["setter_over_attribute"].format(
+                            name=name, setter=owner.name, base=later.name
+                        )
+                        self._report(o, message, HOOK_ESCAPE)
+                        return
 
     def _descriptor(self, info: TypeInfo) -> bool:
         return self.grants.own_code(info.fullname, self.here) and any(
@@ -284,6 +310,17 @@ class FlowRules(SoundnessRules):
             found = _caught_yield(o.func.body.body, catching=False)
             if found is not None:
                 self._report(found, MESSAGES["manager_swallows"], HOOK_ESCAPE)
+
+
+def _setter_value(node: object) -> Type | None:
+    """The value type of a property's setter, or None."""
+    if not isinstance(node, OverloadedFuncDef) or not node.is_property or len(node.items) < 2:
+        return None
+    setter = node.items[1]
+    signature = setter.func.type if isinstance(setter, Decorator) else None
+    if isinstance(signature, CallableType) and len(signature.arg_types) >= 2:
+        return signature.arg_types[1]
+    return None
 
 
 def _swallows(typ: Type, is_async: bool) -> bool | None:

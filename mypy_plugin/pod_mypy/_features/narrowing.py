@@ -346,12 +346,16 @@ def _named_classes(expr: Expression) -> list[TypeInfo]:
 
 
 def _invariant_generic(info: TypeInfo) -> bool:
-    """A class with an invariant type parameter: what it holds can be written."""
-    if info.fullname in _READ_ONLY_GENERICS:
-        return False
+    """A class with an invariant type parameter, its own or a base's (``class Shelf(dict[str,
+    View])``: ``Shelf.fromkeys`` builds one holding anything): what it holds can be
+    written."""
     return any(
-        isinstance(variable, TypeVarType) and variable.variance == INVARIANT
-        for variable in info.defn.type_vars
+        base.fullname not in _READ_ONLY_GENERICS
+        and any(
+            isinstance(variable, TypeVarType) and variable.variance == INVARIANT
+            for variable in base.defn.type_vars
+        )
+        for base in info.mro
     )
 
 

@@ -20,14 +20,17 @@ from __future__ import annotations
 
 from typing import Final
 
+from mypy.argmap import map_actuals_to_formals
 from mypy.nodes import (
     ARG_NAMED,
+    ARG_NAMED_OPT,
     ARG_OPT,
     ARG_POS,
     ARG_STAR,
     ARG_STAR2,
     FUNC_NO_INFO,
     NOT_ABSTRACT,
+    ArgKind,
     AssignmentStmt,
     CallExpr,
     ClassDef,
@@ -59,12 +62,14 @@ from mypy.patterns import (
 from mypy.subtypes import is_subtype
 from mypy.typeops import try_getting_str_literals_from_type
 from mypy.types import (
+    AnyType,
     CallableType,
     Instance,
     NoneType,
     Overloaded,
     TupleType,
     Type,
+    TypeOfAny,
     TypeType,
     UnionType,
     get_proper_type,
@@ -354,8 +359,11 @@ class SoundnessRules(NarrowingRules):
         info = o.info
         if info.is_enum:
             return  # type[Level](value) looks a member up: no constructor is called
+        if "__new__" in info.names and not info.names["__new__"].plugin_generated:
+            self._report(o, MESSAGES["new_defined"].format(cls=o.name), HOOK_ESCAPE)
         for name in ("__init__", "__new__"):
-            method = info.get_method(name)
+            found = info.get_method(name)
+            method = found.func if isinstance(found, Decorator) else found
             if not isinstance(method, FuncDef) or not isinstance(method.type, CallableType):
                 continue
             if not self.grants.own_code(method.info.fullname, self.here):
@@ -370,7 +378,8 @@ class SoundnessRules(NarrowingRules):
 
     def _constructor_narrows(self, mine: CallableType, base: TypeInfo) -> bool:
         for name in ("__init__", "__new__"):
-            theirs = base.get_method(name)
+            found = base.get_method(name)
+            theirs = found.func if isinstance(found, Decorator) else found
             if not isinstance(theirs, (FuncDef, OverloadedFuncDef)) or theirs.type is None:
                 continue
             if theirs.info.fullname == "builtins.object" or theirs.type is mine:
@@ -382,12 +391,25 @@ class SoundnessRules(NarrowingRules):
         return False
 
     def _narrows(self, mine: CallableType, theirs: CallableType) -> bool:
-        for index in range(1, len(mine.arg_types)):
-            kind, name, typ = mine.arg_kinds[index], mine.arg_names[index], mine.arg_types[index]
-            given = received(theirs, index, kind, name)
-            narrowed = given is not None and not is_subtype(given, typ)
-            if narrowed and self._holds_own_class(typ):
-                return True
+        """A call written for ``theirs``, by position or by name, hands a parameter of
+        ``mine`` that holds a hook class a value of a wider type (self is dropped)."""
+        kinds, names, types = theirs.arg_kinds[1:], theirs.arg_names[1:], theirs.arg_types[1:]
+        for by_name in (False, True):
+            actual_kinds = [
+                _actual_kind(kind, name, by_name) for kind, name in zip(kinds, names, strict=True)
+            ]
+            mapped = map_actuals_to_formals(
+                actual_kinds,
+                names,
+                mine.arg_kinds[1:],
+                mine.arg_names[1:],
+                lambda _index: AnyType(TypeOfAny.special_form),
+            )
+            for formal, actuals in zip(mine.arg_types[1:], mapped, strict=True):
+                if any(not is_subtype(types[i], formal) for i in actuals) and self._holds_own_class(
+                    formal
+                ):
+                    return True
         return False
 
     # -- assignments ----------------------------------------------------------------------
@@ -422,6 +444,13 @@ class SoundnessRules(NarrowingRules):
         """What the walk can only judge once it has seen the whole module."""
         self.check_narrowed_locals()
         self.check_handed_on()
+
+
+def _actual_kind(kind: ArgKind, name: str | None, by_name: bool) -> ArgKind:
+    """How a call passes a parameter of this kind: by position, or by its name."""
+    if kind in (ARG_POS, ARG_OPT):
+        return ARG_NAMED if by_name and name and not name.startswith("__") else ARG_POS
+    return {ARG_NAMED_OPT: ARG_NAMED}.get(kind, kind)
 
 
 def received(theirs: CallableType, index: int, kind: object, name: str | None) -> Type | None:
