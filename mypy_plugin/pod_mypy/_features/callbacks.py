@@ -90,7 +90,33 @@ _ITERATORS: Final = {
     "__aiter__": "typing.AsyncIterator",
 }
 _LOOKUP_FALLBACKS: Final = frozenset({"__getattr__", "__getattribute__"})
-_NOT_BUILDING: Final = frozenset({"builtins.object", "typing.Generic", "abc.ABC"})
+_NOT_BUILDING: Final = frozenset(
+    {"builtins.object", "typing.Generic", "abc.ABC", "contextlib.AbstractContextManager"}
+    | {
+        f"typing.{name}"
+        for name in (
+            "Mapping",
+            "MutableMapping",
+            "Sequence",
+            "MutableSequence",
+            "Collection",
+            "Container",
+            "Sized",
+            "Hashable",
+            "Iterable",
+            "Iterator",
+            "Reversible",
+            "Generator",
+            "Awaitable",
+            "Coroutine",
+            "AsyncIterable",
+            "AsyncIterator",
+            "AsyncGenerator",
+        )
+    }
+)
+"""Library bases whose code builds no instance of a subclass (``Set._from_iterable`` does,
+as do ``dict.fromkeys`` and the concrete containers' operators)."""
 _CHECKED_CALLS: Final = frozenset(
     {"__init__", "__new__", "__post_init__", "__call__", "__exit__", "__aexit__"}
 )
