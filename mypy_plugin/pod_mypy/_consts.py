@@ -423,6 +423,11 @@ MESSAGES: Final = {
         "which mypy never compares with the declaration; make the setter take the declared "
         "type, or rename one of them"
     ),
+    "functional_enum": (
+        "the functional Enum API (Enum(name, members, type=...)) is not allowed in hook code: "
+        "mypy checks none of its member values against the mixin's __init__, which Enum "
+        "calls with each; write the Enum as a class"
+    ),
     "new_defined": (
         'class "{cls}" defines __new__: mypy checks a call against one of __new__ and '
         "__init__, and the run calls both with the same arguments; build it in __init__ "

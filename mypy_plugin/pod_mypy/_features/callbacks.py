@@ -48,6 +48,7 @@ from mypy.types import (
     CallableType,
     Instance,
     Overloaded,
+    ProperType,
     TupleType,
     Type,
     TypeType,
@@ -203,11 +204,17 @@ class CallbackRules(ConversionRules):
             if not isinstance(lvalue, NameExpr) or lvalue.name.startswith("_"):
                 continue
             value = get_proper_type(self.types.get(statement.rvalue))
-            items = value.items if isinstance(value, TupleType) else [value]
-            matches = len(items) == len(parameters) and all(
-                item is not None and not has_any(item) and is_subtype(item, parameter)
-                for item, parameter in zip(items, parameters, strict=True)
-            )
+            element = _tuple_element(value)
+            if element is not None:  # a tuple subclass: Enum unpacks whatever it holds
+                matches = not has_any(element) and all(
+                    is_subtype(element, parameter) for parameter in parameters
+                )
+            else:
+                items = value.items if isinstance(value, TupleType) else [value]
+                matches = len(items) == len(parameters) and all(
+                    item is not None and not has_any(item) and is_subtype(item, parameter)
+                    for item, parameter in zip(items, parameters, strict=True)
+                )
             if not matches:
                 message = MESSAGES["enum_init"].format(cls=o.name, name=lvalue.name, method=method)
                 self._report(statement, message, HOOK_ESCAPE)
@@ -312,6 +319,13 @@ class CallbackRules(ConversionRules):
                 cls=o.name, name=function.name, protocol=protocol.rsplit(".", 1)[-1]
             )
             self._report(o, message, HOOK_ESCAPE)
+
+    def _call(self, o: CallExpr) -> None:
+        super()._call(o)
+        callee = o.callee
+        node = callee.node if isinstance(callee, RefExpr) else None
+        if isinstance(node, TypeInfo) and node.is_enum and (len(o.args) > 1 or any(o.arg_names)):
+            self._report(o, MESSAGES["functional_enum"], HOOK_ESCAPE)
 
     def _built_by_library(self, info: TypeInfo) -> bool:
         """A library base's code builds instances of the class (``Set._from_iterable``
@@ -526,6 +540,15 @@ def _classes_of(typ: Type) -> list[TypeInfo]:
     if isinstance(proper, UnionType):
         return [info for item in proper.items for info in _classes_of(item)]
     return []
+
+
+def _tuple_element(value: ProperType | None) -> Type | None:
+    """The item type of a tuple subclass's value (``Peer([logger])``), or None."""
+    if not isinstance(value, Instance) or not value.type.has_base("builtins.tuple"):
+        return None
+    base = next(base for base in value.type.mro if base.fullname == "builtins.tuple")
+    mapped = map_instance_to_supertype(value, base)
+    return mapped.args[0] if mapped.args else None
 
 
 def _returns_own_class(signature: CallableType, info: TypeInfo) -> bool:
