@@ -423,6 +423,12 @@ MESSAGES: Final = {
         "which mypy never compares with the declaration; make the setter take the declared "
         "type, or rename one of them"
     ),
+    "narrowed_capture": (
+        'a nested function reads "{name}" of the function around it under a narrowed type: '
+        "mypy keeps the outer narrowing, while the run reads the variable when the nested "
+        "function is called (after a loop's next turn, or an except ... as rebinding it); "
+        "narrow it inside the nested function, or pass it as an argument"
+    ),
     "functional_enum": (
         "the functional Enum API (Enum(name, members, type=...)) is not allowed in hook code: "
         "mypy checks none of its member values against the mixin's __init__, which Enum "

@@ -104,6 +104,9 @@ class Rules:
         self._skip: set[int] = set()
         """Expressions already judged by an enclosing rule (``getattr``'s callee, ...)."""
         self._nonlocals: set[str] = set()
+        self._local_owners: list[set[int]] = []
+        """Per enclosing function, the locals first seen in it (a read elsewhere is a
+        nested function's capture)."""
         self._narrowed_locals: list[tuple[NameExpr, Var]] = []
         """Reads of typed locals: refused at the end if narrowed and rebound (nonlocal)."""
         self.error_lines: frozenset[int] = frozenset()

@@ -185,6 +185,7 @@ class ConversionRules(FlowRules):
             self._converted(value, self._returns[-1])
 
     def enter_function(self, o: FuncDef) -> None:
+        super().enter_function(o)
         signature = o.type
         result = signature.ret_type if isinstance(signature, CallableType) else None
         self._returns.append(result)
@@ -200,6 +201,7 @@ class ConversionRules(FlowRules):
                 self._report(default, message, HOOK_ESCAPE)
 
     def leave_function(self) -> None:
+        super().leave_function()
         self._returns.pop()
 
     def _call(self, o: CallExpr) -> None:

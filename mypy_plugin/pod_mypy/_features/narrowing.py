@@ -31,6 +31,7 @@ from mypy.nodes import (
     ComparisonExpr,
     Context,
     Expression,
+    FuncDef,
     IndexExpr,
     IntExpr,
     MemberExpr,
@@ -126,6 +127,7 @@ class NarrowingRules(RetypingRules):
             return
         if o.kind == LDEF:  # judged at the end, and only if a nested function rebinds it
             self._narrowed_locals.append((o, node))
+            self._captured(o, node)
         elif node.fullname.startswith(self.own) and self._narrowing_undone(o, node):
             self._report(o, MESSAGES["narrowed"].format(name=o.name), HOOK_ESCAPE)
 
@@ -206,6 +208,23 @@ class NarrowingRules(RetypingRules):
             ]
             return is_same_type(read, make_simplified_union(kept))
         return False
+
+    def enter_function(self, o: FuncDef) -> None:
+        self._local_owners.append({id(argument.variable) for argument in o.arguments})
+
+    def leave_function(self) -> None:
+        self._local_owners.pop()
+
+    def _captured(self, o: NameExpr, var: Var) -> None:
+        """A nested function reading a local of the function around it: mypy keeps the outer
+        narrowing there unless it sees a later assignment by line, and misses a loop's next
+        turn and an ``except ... as`` rebinding (the run reads the cell when it is called)."""
+        if not self._local_owners:
+            return
+        if not any(id(var) in owned for owned in self._local_owners):
+            self._local_owners[-1].add(id(var))  # first seen: this function's own
+        elif id(var) not in self._local_owners[-1] and self._narrowing_undone(o, var):
+            self._report(o, MESSAGES["narrowed_capture"].format(name=var.name), HOOK_ESCAPE)
 
     def note_nonlocals(self, names: list[str]) -> None:
         self._nonlocals.update(names)
