@@ -48,7 +48,6 @@ from mypy.types import (
     CallableType,
     Instance,
     Overloaded,
-    ProperType,
     TupleType,
     Type,
     TypeType,
@@ -61,6 +60,7 @@ from mypy.typevars import fill_typevars
 from .._consts import HOOK_ESCAPE, MESSAGES
 from .base import dunder, type_shown
 from .conversions import ConversionRules, has_any
+from .flow import elements
 from .grants import Grants
 from .names import written_names
 from .retyping import dispatch_register
@@ -204,7 +204,7 @@ class CallbackRules(ConversionRules):
             if not isinstance(lvalue, NameExpr) or lvalue.name.startswith("_"):
                 continue
             value = get_proper_type(self.types.get(statement.rvalue))
-            element = _tuple_element(value)
+            element = elements(value, "builtins.tuple") if isinstance(value, Instance) else None
             if element is not None:  # a tuple subclass: Enum unpacks whatever it holds
                 matches = not has_any(element) and all(
                     is_subtype(element, parameter) for parameter in parameters
@@ -540,15 +540,6 @@ def _classes_of(typ: Type) -> list[TypeInfo]:
     if isinstance(proper, UnionType):
         return [info for item in proper.items for info in _classes_of(item)]
     return []
-
-
-def _tuple_element(value: ProperType | None) -> Type | None:
-    """The item type of a tuple subclass's value (``Peer([logger])``), or None."""
-    if not isinstance(value, Instance) or not value.type.has_base("builtins.tuple"):
-        return None
-    base = next(base for base in value.type.mro if base.fullname == "builtins.tuple")
-    mapped = map_instance_to_supertype(value, base)
-    return mapped.args[0] if mapped.args else None
 
 
 def _returns_own_class(signature: CallableType, info: TypeInfo) -> bool:

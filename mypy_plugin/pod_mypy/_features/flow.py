@@ -79,7 +79,7 @@ from .._consts import HOOK_ESCAPE, MESSAGES
 from .base import mangled
 from .soundness import SoundnessRules
 
-__all__ = ["FlowRules"]
+__all__ = ["FlowRules", "elements"]
 
 _MAPPING_BUILDERS: Final = {
     "builtins.dict": 0,
@@ -275,7 +275,7 @@ class FlowRules(SoundnessRules):
     def _intersection(
         self, context: Context, receiver: Expression, others: list[Expression]
     ) -> None:
-        mine = _elements(self.types.get(receiver), "typing.AbstractSet")
+        mine = elements(self.types.get(receiver), "typing.AbstractSet")
         if mine is None:
             return
         for other in others:
@@ -285,7 +285,7 @@ class FlowRules(SoundnessRules):
                 generator = other if isinstance(other, GeneratorExpr) else other.generator
                 theirs = [self.types.get(generator.left_expr)]
             else:
-                theirs = [_elements(self.types.get(other), "typing.Iterable")]
+                theirs = [elements(self.types.get(other), "typing.Iterable")]
             if not all(typ is not None and is_subtype(typ, mine) for typ in theirs):
                 self._report(context, MESSAGES["intersection"], HOOK_ESCAPE)
                 return
@@ -433,7 +433,7 @@ def _blocks(o: Statement) -> list[Block | None]:
     return []
 
 
-def _elements(typ: Type | None, collection: str) -> Type | None:
+def elements(typ: Type | None, collection: str) -> Type | None:
     """The item type of ``typ`` seen as ``collection`` (a fullname), or None."""
     proper = get_proper_type(typ) if typ is not None else None
     if isinstance(proper, TupleType):
